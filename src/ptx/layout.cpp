@@ -1,0 +1,140 @@
+#include "ptx/layout.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "base/bits.h"
+
+namespace simtlab::ptx {
+
+std::vector<ParamField> layout_params(const Module& m, const std::vector<uint32_t>& vars,
+                                      uint32_t* total_bytes) {
+  std::vector<ParamField> out;
+  uint32_t off = 0;
+  for (uint32_t vi : vars) {
+    const Variable& v = m.vars[vi];
+    ParamField p;
+    p.name = v.name;
+    p.var = vi;
+    p.size = uint32_t(v.size);
+    p.align = std::max<uint32_t>(1, v.natural_align());
+    p.type = v.type;
+    p.is_pointer_like = v.size == 8 && (v.type == Type::u64 || v.type == Type::b64 || v.type == Type::s64);
+    off = uint32_t(align_up(off, p.align));
+    p.offset = off;
+    off += p.size;
+    out.push_back(p);
+  }
+  if (total_bytes) *total_bytes = off;
+  return out;
+}
+
+static void collect_callees(const Module& m, uint32_t f, std::vector<uint32_t>& order,
+                            std::unordered_set<uint32_t>& seen, bool& indirect) {
+  if (!seen.insert(f).second) return;
+  order.push_back(f);
+  for (const Instruction& in : m.funcs[f].insts) {
+    if (!in.call) {
+      // function addresses taken (mov.u64 %rd, func) make indirect calls possible
+      for (const Operand& o : in.ops)
+        if (o.kind == OperandKind::func && m.funcs[o.id].defined)
+          collect_callees(m, o.id, order, seen, indirect);
+      continue;
+    }
+    if (in.call->target.kind == OperandKind::func) {
+      if (m.funcs[in.call->target.id].defined)
+        collect_callees(m, in.call->target.id, order, seen, indirect);
+    } else {
+      indirect = true;
+    }
+  }
+}
+
+KernelLayout layout_kernel(const Module& m, uint32_t fi) {
+  KernelLayout k;
+  const Function& f = m.funcs[fi];
+  k.params = layout_params(m, f.params, &k.param_bytes);
+  std::unordered_set<uint32_t> seen;
+  collect_callees(m, fi, k.functions, seen, k.has_indirect_calls);
+  if (k.has_indirect_calls) {
+    // Any defined function whose address is taken in the module may be a target.
+    for (uint32_t g = 0; g < m.funcs.size(); ++g)
+      if (m.funcs[g].defined && !m.funcs[g].is_entry)
+        collect_callees(m, g, k.functions, seen, k.has_indirect_calls);
+  }
+  // Recursion: a call back into a function already on the path.
+  // (A cheap over-approximation: any call to a function in the set from itself or a cycle.)
+  for (uint32_t g : k.functions)
+    for (const Instruction& in : m.funcs[g].insts)
+      if (in.call && in.call->target.kind == OperandKind::func && in.call->target.id == g)
+        k.recursive = true;
+
+  // Shared variables referenced by the kernel and its callees.
+  std::vector<uint32_t> shared;
+  std::unordered_set<uint32_t> sset;
+  auto note = [&](uint32_t vi) {
+    const Variable& v = m.vars[vi];
+    if (v.space != Space::shared) return;
+    if (sset.insert(vi).second) shared.push_back(vi);
+  };
+  for (uint32_t g : k.functions) {
+    for (uint32_t vi : m.funcs[g].locals) note(vi);
+    for (const Instruction& in : m.funcs[g].insts) {
+      auto visit = [&](const Operand& o) {
+        if (o.kind == OperandKind::sym) note(o.id);
+        if (o.kind == OperandKind::addr && o.base == OperandKind::sym) note(o.id);
+      };
+      for (const Operand& o : in.ops) visit(o);
+      for (const Operand& o : in.elems) visit(o);
+    }
+  }
+  // Module-scope shared variables referenced from initializers of other referenced globals
+  // are not possible in practice; ignore.
+  uint32_t off = 0;
+  for (uint32_t vi : shared) {
+    const Variable& v = m.vars[vi];
+    if (v.unsized || (v.linkage == Linkage::extern_ && v.size == 0)) {
+      k.dynamic_shared_align = std::max<uint32_t>(k.dynamic_shared_align,
+                                                  std::max<uint32_t>(1, v.natural_align()));
+      continue;
+    }
+    off = uint32_t(align_up(off, std::max<uint32_t>(1, v.natural_align())));
+    k.shared_offset[vi] = off;
+    off += uint32_t(v.size);
+  }
+  k.static_shared = off;
+  if (k.dynamic_shared_align) {
+    const uint32_t dyn = uint32_t(align_up(off, k.dynamic_shared_align));
+    for (uint32_t vi : shared)
+      if (!k.shared_offset.count(vi)) k.shared_offset[vi] = dyn;
+  }
+  return k;
+}
+
+FrameLayout layout_frame(const Module& m, uint32_t fi) {
+  FrameLayout fl;
+  const Function& f = m.funcs[fi];
+  uint32_t off = 0;
+  auto place = [&](uint32_t vi) {
+    const Variable& v = m.vars[vi];
+    const uint32_t a = std::max<uint32_t>(1, v.natural_align());
+    fl.align = std::max(fl.align, a);
+    off = uint32_t(align_up(off, a));
+    fl.offset[vi] = off;
+    off += uint32_t(std::max<uint64_t>(v.size, 1));
+  };
+  if (!f.is_entry) {
+    for (uint32_t vi : f.params)
+      if (m.vars[vi].space == Space::param) place(vi);
+    for (uint32_t vi : f.rets)
+      if (m.vars[vi].space == Space::param) place(vi);
+  }
+  for (uint32_t vi : f.locals) {
+    const Variable& v = m.vars[vi];
+    if (v.space == Space::local || v.space == Space::param) place(vi);
+  }
+  fl.bytes = uint32_t(align_up(off, 16));
+  return fl;
+}
+
+}  // namespace simtlab::ptx

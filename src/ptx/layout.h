@@ -1,0 +1,53 @@
+// Byte layouts the PTX module implies for one kernel: its parameter buffer, its static shared
+// memory (the kernel's own demoted `.shared` variables plus module-scope `.shared` variables
+// referenced by it or any function it calls; this is what `ptxas -v` reports as "smem"), and
+// its local frame. Dynamic shared memory (`.extern .shared x[]`) starts after the static part,
+// aligned to the largest alignment among the extern declarations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ptx/ir.h"
+
+namespace simtlab::ptx {
+
+struct ParamField {
+  std::string name;
+  uint32_t var = 0;     // Module::vars index
+  uint32_t offset = 0;  // byte offset in the parameter buffer
+  uint32_t size = 0;
+  uint32_t align = 1;
+  Type type = Type::b8;
+  bool is_pointer_like = false;  // .u64/.b64/.s64 scalar (may hold a device pointer)
+};
+
+struct KernelLayout {
+  std::vector<ParamField> params;
+  uint32_t param_bytes = 0;
+  uint32_t static_shared = 0;          // bytes, incl. alignment padding
+  uint32_t dynamic_shared_align = 0;   // 0 = kernel uses no dynamic shared memory
+  std::unordered_map<uint32_t, uint32_t> shared_offset;  // var index -> byte offset
+  std::vector<uint32_t> functions;     // this kernel and every function it can call
+  bool has_indirect_calls = false;
+  bool recursive = false;
+};
+
+/// Layout of a function's parameter list (kernel params or .func params/returns).
+std::vector<ParamField> layout_params(const Module& m, const std::vector<uint32_t>& vars,
+                                      uint32_t* total_bytes);
+
+KernelLayout layout_kernel(const Module& m, uint32_t func_index);
+
+/// Per-function local frame: `.local` variables and `.param` variables declared in the
+/// body (call argument blocks), each at a byte offset inside the frame.
+struct FrameLayout {
+  uint32_t bytes = 0;
+  uint32_t align = 16;
+  std::unordered_map<uint32_t, uint32_t> offset;  // var index -> offset in frame
+};
+FrameLayout layout_frame(const Module& m, uint32_t func_index);
+
+}  // namespace simtlab::ptx

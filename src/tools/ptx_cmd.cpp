@@ -1,0 +1,73 @@
+// `simtlab ptx check FILE.ptx` and `simtlab ptx cfg FILE.ptx --kernel NAME [--dot]`.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "base/error.h"
+#include "ptx/dump.h"
+#include "ptx/parser.h"
+#include "tools/commands.h"
+
+namespace simtlab::tools {
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fatal("cannot open '{}'", path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+ptx::Module load(const std::vector<std::string>& files) {
+  ptx::Module m;
+  for (const auto& f : files) ptx::add_translation_unit(m, read_file(f), f);
+  ptx::finalize_module(m);
+  return m;
+}
+
+}  // namespace
+
+void add_ptx_commands(CLI::App& app) {
+  auto* ptx = app.add_subcommand("ptx", "Inspect PTX modules");
+  ptx->require_subcommand(1);
+
+  auto* check = ptx->add_subcommand("check", "Parse PTX and print each kernel's resources");
+  static std::vector<std::string> check_files;
+  check->add_option("files", check_files, "PTX files (several = one linked -rdc program)")
+      ->required()->check(CLI::ExistingFile);
+  check->callback([] {
+    ptx::Module m = load(check_files);
+    std::cout << ptx::describe_module(m);
+  });
+
+  auto* cfg = ptx->add_subcommand("cfg", "Print basic blocks, edges and reconvergence points");
+  static std::string cfg_file, cfg_kernel;
+  static bool cfg_dot = false;
+  cfg->add_option("file", cfg_file, "PTX file")->required()->check(CLI::ExistingFile);
+  cfg->add_option("--kernel,-k", cfg_kernel, "kernel or function name")->required();
+  cfg->add_flag("--dot", cfg_dot, "emit Graphviz DOT");
+  cfg->callback([] {
+    ptx::Module m = load({cfg_file});
+    const ptx::Function* f = m.find_function(cfg_kernel);
+    if (!f || !f->defined) {
+      std::string names;
+      for (const auto& g : m.funcs)
+        if (g.defined) names += " " + g.name;
+      fatal("no function '{}' in {} (defined:{})", cfg_kernel, cfg_file, names);
+    }
+    std::cout << ptx::dump_cfg(m, *f, cfg_dot);
+  });
+
+  auto* dump = ptx->add_subcommand("dump", "Print the decoded IR of every function");
+  static std::string dump_file;
+  dump->add_option("file", dump_file, "PTX file")->required()->check(CLI::ExistingFile);
+  dump->callback([] {
+    ptx::Module m = load({dump_file});
+    for (const auto& f : m.funcs)
+      if (f.defined) std::cout << ptx::dump_function(m, f);
+  });
+}
+
+}  // namespace simtlab::tools
