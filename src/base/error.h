@@ -44,6 +44,12 @@ class GuestError : public std::runtime_error {
   explicit GuestError(const std::string& msg) : std::runtime_error(msg) {}
 };
 
+/// A device-side assert() failed (CUDA reports cudaErrorAssert).
+class GuestAssert : public GuestError {
+ public:
+  explicit GuestAssert(const std::string& msg) : GuestError(msg) {}
+};
+
 [[noreturn]] void panic(const char* file, int line, const std::string& msg);
 
 template <typename... Args>

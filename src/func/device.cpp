@@ -1,0 +1,148 @@
+#include "func/device.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "base/bits.h"
+#include "base/error.h"
+#include "func/executor.h"
+
+namespace simtlab::func {
+
+Device::Device(DeviceOptions opt) : opt_(opt), heap_(mem_) {
+  mem_.set_capacity(opt_.global_bytes);
+  engine_ = std::make_unique<FunctionalEngine>();
+  print_ = [](const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); };
+}
+
+Device::~Device() { modules_.clear(); }
+
+Addr Device::malloc(uint64_t bytes, AllocKind kind) { return mem_.allocate(bytes, kind); }
+
+bool Device::free(Addr base) { return mem_.release(base); }
+
+void Device::write(Addr dst, const void* src, uint64_t n) {
+  if (!n) return;
+  uint8_t* p = mem_.translate(dst, n);
+  if (!p) fatal("device write of {} bytes at {:#x}: {}", n, dst, mem_.describe(dst));
+  std::memcpy(p, src, n);
+}
+
+void Device::read(void* dst, Addr src, uint64_t n) {
+  if (!n) return;
+  const uint8_t* p = mem_.translate(src, n);
+  if (!p) fatal("device read of {} bytes at {:#x}: {}", n, src, mem_.describe(src));
+  std::memcpy(dst, p, n);
+}
+
+void Device::copy(Addr dst, Addr src, uint64_t n) {
+  if (!n) return;
+  const uint8_t* s = mem_.translate(src, n);
+  if (!s) fatal("device copy source of {} bytes at {:#x}: {}", n, src, mem_.describe(src));
+  uint8_t* d = mem_.translate(dst, n);
+  if (!d) fatal("device copy destination of {} bytes at {:#x}: {}", n, dst, mem_.describe(dst));
+  std::memmove(d, s, n);
+}
+
+void Device::fill(Addr dst, uint8_t value, uint64_t n) {
+  if (!n) return;
+  uint8_t* p = mem_.translate(dst, n);
+  if (!p) fatal("device memset of {} bytes at {:#x}: {}", n, dst, mem_.describe(dst));
+  std::memset(p, value, n);
+}
+
+LoadedModule& Device::load_module(const std::vector<PtxSource>& sources) {
+  modules_.push_back(std::make_unique<LoadedModule>(mem_, sources));
+  return *modules_.back();
+}
+
+void Device::unload_module(LoadedModule* m) {
+  for (auto it = modules_.begin(); it != modules_.end(); ++it)
+    if (it->get() == m) {
+      modules_.erase(it);
+      return;
+    }
+}
+
+std::vector<uint8_t> Device::pack_params(const Program& k, const void* const* args) const {
+  std::vector<uint8_t> buf(k.layout.param_bytes, 0);
+  for (size_t i = 0; i < k.layout.params.size(); ++i) {
+    const auto& p = k.layout.params[i];
+    if (!args || !args[i]) fatal("kernel {}: argument {} ({}) is missing", k.name, i, p.name);
+    std::memcpy(buf.data() + p.offset, args[i], p.size);
+  }
+  return buf;
+}
+
+std::string Device::check_launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dyn) const {
+  const uint64_t threads = block.count();
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
+    return "grid and block dimensions must be non-zero";
+  if (threads > max_threads_per_block)
+    return fmt::format("{} threads per block exceed the limit of {}", threads, max_threads_per_block);
+  if (block.x > 1024 || block.y > 1024 || block.z > 64)
+    return fmt::format("block dimensions ({},{},{}) exceed (1024,1024,64)", block.x, block.y, block.z);
+  if (grid.y > 65535 || grid.z > 65535)
+    return fmt::format("grid dimensions ({},{},{}) exceed (2^31-1,65535,65535)", grid.x, grid.y, grid.z);
+  const uint64_t smem = uint64_t(k.layout.static_shared) + dyn;
+  if (smem > max_shared_per_block)
+    return fmt::format("{} bytes of shared memory ({} static + {} dynamic) exceed the {} per block", smem,
+                       k.layout.static_shared, dyn, max_shared_per_block);
+  const auto& f = k.ir->funcs[k.kernel_func];
+  if (f.maxntid.x && threads > uint64_t(f.maxntid.x) * f.maxntid.y * f.maxntid.z)
+    return fmt::format("{} threads per block exceed the kernel's .maxntid ({})", threads,
+                       uint64_t(f.maxntid.x) * f.maxntid.y * f.maxntid.z);
+  if (f.reqntid.x && !(block == Dim3{f.reqntid.x, f.reqntid.y, f.reqntid.z}))
+    return "block dimensions differ from the kernel's .reqntid";
+  return {};
+}
+
+void prepare_launch(const Device& dev, LaunchState& L) {
+  const Program& k = *L.prog;
+  uint32_t dyn_off = k.layout.static_shared;
+  if (k.layout.dynamic_shared_align) dyn_off = uint32_t(align_up(dyn_off, k.layout.dynamic_shared_align));
+  L.dynamic_offset = dyn_off;
+  L.shared_bytes = dyn_off + L.dynamic_shared;
+  L.local_bytes_per_thread = uint32_t(align_up(k.kernel_local_bytes, 16)) + (k.has_calls ? dev.options().stack_bytes : 0);
+  L.warp_size = dev.options().warp_size;
+  L.num_sms = dev.options().num_sms;
+}
+
+LaunchResult Device::launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
+                            std::vector<uint8_t> params) {
+  const std::string bad = check_launch(k, grid, block, dynamic_shared);
+  if (!bad.empty()) fatal("launch of {}: {}", k.name, bad);
+  LaunchState L;
+  L.prog = &k;
+  L.grid = grid;
+  L.block = block;
+  L.dynamic_shared = dynamic_shared;
+  L.params = std::move(params);
+  L.launch_id = ++launches_;
+  prepare_launch(*this, L);
+  return engine_->run(*this, L);
+}
+
+LaunchResult FunctionalEngine::run(Device& dev, LaunchState& L) {
+  LaunchResult r;
+  ExecContext cx;
+  cx.gmem = &dev.memory();
+  cx.heap = &dev.heap();
+  cx.prog = L.prog;
+  cx.launch = &L;
+  cx.print = &dev.print_sink();
+  cx.textures = &dev.textures();
+  Cta cta;
+  uint64_t linear = 0;
+  for (uint32_t z = 0; z < L.grid.z; ++z)
+    for (uint32_t y = 0; y < L.grid.y; ++y)
+      for (uint32_t x = 0; x < L.grid.x; ++x, ++linear) {
+        init_cta(cta, L, Dim3{x, y, z}, uint32_t(linear), uint32_t(linear % L.num_sms));
+        run_cta(cx, cta, dev.options().max_warp_insts_per_cta, &r.warp_insts, &r.thread_insts);
+        ++r.ctas;
+      }
+  return r;
+}
+
+}  // namespace simtlab::func

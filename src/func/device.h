@@ -1,0 +1,116 @@
+// The clean C++ device API the CUDA runtime shim (src/runtime) and the tests use.
+//
+//   Device dev;                                   // memory, modules, textures, device heap
+//   Addr p = dev.malloc(n);  dev.write(p, host, n);
+//   LoadedModule& m = dev.load_module({{ptx_text, "k.ptx"}});
+//   const Program* k = m.kernel("_Z3addPfS_i");
+//   dev.launch(*k, grid, block, dyn_shared, dev.pack_params(*k, args));
+//
+// launch() in functional mode runs the whole grid to completion, CTA by CTA. A timing engine
+// (src/timing) can be installed with set_engine() to run the same launch cycle by cycle; the
+// functional state (memory, printf, faults) is the same either way.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/types.h"
+#include "func/heap.h"
+#include "func/memory.h"
+#include "func/module.h"
+#include "func/texture.h"
+#include "func/warp.h"
+
+namespace simtlab::func {
+
+struct DeviceOptions {
+  uint64_t global_bytes = uint64_t(4) << 30;  // device memory capacity
+  uint32_t num_sms = 15;                      // reported by %nsmid / %smid spread
+  uint32_t warp_size = 32;
+  uint32_t stack_bytes = 1024;  // per-thread call stack (CUDA's default cudaLimitStackSize)
+  uint64_t max_warp_insts_per_cta = uint64_t(1) << 32;  // watchdog for endless loops
+};
+
+struct LaunchResult {
+  uint64_t warp_insts = 0;
+  uint64_t thread_insts = 0;
+  uint64_t ctas = 0;
+  uint64_t cycles = 0;     // timing engines only
+};
+
+class Device;
+
+/// Runs a prepared launch. The functional engine is the default; timing engines implement
+/// the same interface.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual LaunchResult run(Device& dev, LaunchState& launch) = 0;
+};
+
+class Device {
+ public:
+  explicit Device(DeviceOptions opt = {});
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // ---- memory ----
+  /// 0 when out of memory.
+  Addr malloc(uint64_t bytes, AllocKind kind = AllocKind::device);
+  bool free(Addr base);
+  /// Copies; throw UserError naming the bad range when it is not inside one allocation.
+  void write(Addr dst, const void* src, uint64_t n);
+  void read(void* dst, Addr src, uint64_t n);
+  void copy(Addr dst, Addr src, uint64_t n);
+  void fill(Addr dst, uint8_t value, uint64_t n);
+  bool valid(Addr a, uint64_t n) { return n == 0 || mem_.translate(a, n) != nullptr; }
+  GlobalMemory& memory() { return mem_; }
+  DeviceHeap& heap() { return heap_; }
+  TextureTable& textures() { return textures_; }
+
+  // ---- modules ----
+  LoadedModule& load_module(const std::vector<PtxSource>& sources);
+  void unload_module(LoadedModule* m);
+
+  // ---- launch ----
+  /// Build the kernel parameter buffer from CUDA-style `args` (args[i] points at argument i).
+  std::vector<uint8_t> pack_params(const Program& k, const void* const* args) const;
+  LaunchResult launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
+                      std::vector<uint8_t> params);
+  /// Check a launch configuration; returns an error message or empty.
+  std::string check_launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared) const;
+
+  void set_engine(std::unique_ptr<Engine> e) { engine_ = std::move(e); }
+  Engine* engine() { return engine_.get(); }
+  void set_print_sink(PrintSink s) { print_ = std::move(s); }
+  const PrintSink& print_sink() const { return print_; }
+  const DeviceOptions& options() const { return opt_; }
+  DeviceOptions& options() { return opt_; }
+  uint32_t max_shared_per_block = 48 * 1024;  // set from the GPU preset
+  uint32_t max_threads_per_block = 1024;
+
+ private:
+  DeviceOptions opt_;
+  GlobalMemory mem_;
+  DeviceHeap heap_;
+  TextureTable textures_;
+  std::vector<std::unique_ptr<LoadedModule>> modules_;
+  std::unique_ptr<Engine> engine_;
+  PrintSink print_;
+  uint64_t launches_ = 0;
+};
+
+/// The functional engine: runs CTAs one after another to completion.
+class FunctionalEngine : public Engine {
+ public:
+  LaunchResult run(Device& dev, LaunchState& launch) override;
+};
+
+/// Fill the launch-wide state (sizes, local memory, shared layout) for a launch.
+void prepare_launch(const Device& dev, LaunchState& L);
+
+}  // namespace simtlab::func

@@ -1,0 +1,57 @@
+// The functional executor: one warp instruction at a time.
+//
+// step() executes the instruction at the warp's PC on its active lanes (guard predicate
+// applied), advances the SIMT stack and, when given a record, fills a WarpInstRecord for the
+// timing model. run_cta() runs a whole CTA to completion (functional-only mode), switching
+// warps at barriers and every `quantum` instructions so intra-CTA producer/consumer patterns
+// make progress.
+#pragma once
+
+#include <cstdint>
+
+#include "func/program.h"
+#include "func/record.h"
+#include "func/warp.h"
+
+namespace simtlab::func {
+
+/// Set up the warps, shared and local memory of a CTA.
+void init_cta(Cta& cta, const LaunchState& launch, Dim3 ctaid, uint32_t linear_id, uint32_t sm);
+
+/// Execute one instruction of `w` (which must be runnable: not done, not at a barrier).
+void step(ExecContext& cx, Warp& w, WarpInstRecord* rec);
+
+/// Run every warp of `cta` to completion. Throws GuestError on a fault, a deadlock
+/// (all live warps blocked) or when `max_insts` warp instructions are exceeded.
+void run_cta(ExecContext& cx, Cta& cta, uint64_t max_insts, uint64_t* insts_out = nullptr,
+             uint64_t* thread_insts_out = nullptr);
+
+// ---- used by handlers ------------------------------------------------------------------------
+
+/// Split the top entry: `nt` lanes continue at `fallthrough`, `taken` lanes at `target`; both
+/// meet again at `reconv`.
+void simt_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, LaneMask nt,
+                  LaneMask taken);
+/// Lanes `m` of `w` exit (exit / ret in the kernel).
+void thread_exit(ExecContext& cx, Warp& w, LaneMask m);
+
+struct BarrierRed {
+  DOp dst;
+  ptx::BoolOp op;
+  LaneMask pred;   // lanes whose predicate is true
+  LaneMask lanes;  // participating lanes
+};
+
+/// Warp `w` arrives at barrier `id` (count = expected threads, 0 = whole CTA).
+void barrier_arrive(ExecContext& cx, Warp& w, const DInst& d, uint32_t id, uint32_t count, bool wait,
+                    const BarrierRed* red);
+/// A warp left the CTA: complete barriers that were only waiting for it.
+void barrier_recheck(ExecContext& cx, Cta& cta);
+
+void call_enter(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, uint32_t callee,
+                LaneMask lanes);
+void call_builtin(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, LaneMask lanes);
+
+Handler func_end_handler();
+
+}  // namespace simtlab::func

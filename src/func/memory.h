@@ -1,0 +1,78 @@
+// Simulated device memory for the functional model.
+//
+// Address map of the generic 64-bit address space (PTX ISA 6.4 "generic addressing"):
+//   [kGlobalBase, kGlobalEnd)      global memory: cudaMalloc, module .global/.const variables,
+//                                  device malloc heap. Every access is checked against the
+//                                  allocation map (bounds and liveness).
+//   [kSharedWindow, +4 GiB)        generic window onto the CTA's shared memory
+//   [kLocalWindow,  +4 GiB)        generic window onto the thread's local memory
+//   [kParamWindow,  +4 GiB)        generic window onto the kernel parameter buffer
+// `.const` variables live in global memory, so a const-space address equals its global
+// address (cudaGetSymbolAddress works on them, and cvta.const is the identity).
+// Each allocation is backed by its own host mapping (mmap'd anonymous memory for large ones,
+// so untouched pages cost nothing: the memory is sparse at page granularity).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/types.h"
+
+namespace simtlab::func {
+
+inline constexpr Addr kGlobalBase = 0x0000'7000'0000'0000ull;
+inline constexpr Addr kGlobalEnd = 0x0000'7e00'0000'0000ull;
+inline constexpr Addr kSharedWindow = 0x0000'7e00'0000'0000ull;
+inline constexpr Addr kLocalWindow = 0x0000'7e01'0000'0000ull;
+inline constexpr Addr kParamWindow = 0x0000'7e02'0000'0000ull;
+inline constexpr Addr kWindowSize = 0x1'0000'0000ull;
+/// cudaMalloc alignment (CUDA guarantees at least 256 bytes).
+inline constexpr uint64_t kAllocAlign = 256;
+
+enum class AllocKind : uint8_t { device, managed, module_global, module_const, heap, host_mapped };
+
+struct Allocation {
+  Addr base = 0;
+  uint64_t size = 0;
+  AllocKind kind = AllocKind::device;
+  uint8_t* data = nullptr;  // host backing
+  std::string label;        // symbol name for module variables
+};
+
+class GlobalMemory {
+ public:
+  GlobalMemory();
+  ~GlobalMemory();
+  GlobalMemory(const GlobalMemory&) = delete;
+  GlobalMemory& operator=(const GlobalMemory&) = delete;
+
+  /// Allocate `size` bytes (zero-filled). Returns 0 if the capacity would be exceeded.
+  Addr allocate(uint64_t size, AllocKind kind, std::string label = {});
+  /// Free an allocation by its base address. Returns false if `base` is not a live base.
+  bool release(Addr base);
+  /// Host pointer for [addr, addr+size) if it lies entirely inside one live allocation.
+  uint8_t* translate(Addr addr, uint64_t size) {
+    if (last_ && addr >= last_->base && addr + size <= last_->base + last_->size && addr + size >= addr)
+      return last_->data + (addr - last_->base);
+    return translate_slow(addr, size);
+  }
+  const Allocation* find(Addr addr) const;
+  uint64_t bytes_in_use() const { return in_use_; }
+  void set_capacity(uint64_t bytes) { capacity_ = bytes; }
+  uint64_t capacity() const { return capacity_; }
+  /// Describe the neighbourhood of a bad address (for sanitizer-style reports).
+  std::string describe(Addr addr) const;
+
+ private:
+  uint8_t* translate_slow(Addr addr, uint64_t size);
+  std::map<Addr, Allocation> allocs_;
+  const Allocation* last_ = nullptr;
+  Addr next_ = kGlobalBase;
+  uint64_t in_use_ = 0;
+  uint64_t capacity_ = uint64_t(4) << 30;  // 4 GiB default; the GPU preset sets it
+};
+
+}  // namespace simtlab::func

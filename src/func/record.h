@@ -1,0 +1,41 @@
+// WarpInstRecord: what the functional executor reports for one executed warp instruction.
+// The timing model (src/timing) consumes these records; it never recomputes values.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "base/types.h"
+#include "ptx/types.h"
+
+namespace simtlab::func {
+
+struct DInst;
+
+/// Memory space an access resolved to (generic accesses are resolved per lane; a warp
+/// access that mixes spaces reports the space of its first active lane).
+enum class MemSpace : uint8_t { none, global, shared, local, const_, param, tex };
+
+struct WarpInstRecord {
+  const DInst* inst = nullptr;  // static information: opcode, exec class, registers, PTX line
+  uint32_t pc = 0;
+  LaneMask active = 0;  // lanes enabled by the SIMT stack when issued
+  LaneMask exec = 0;    // lanes that executed (active and guard predicate true)
+
+  // memory (valid when space != none)
+  MemSpace space = MemSpace::none;
+  bool is_load = false, is_store = false, is_atomic = false;
+  uint8_t access_size = 0;  // bytes per lane (vector accesses: the whole vector)
+  std::array<Addr, kMaxWarpSize> addr{};  // per-lane address in `space` (exec lanes only)
+
+  // control
+  bool branch = false;      // a bra/call/ret/exit
+  bool divergent = false;   // split the warp
+  uint32_t next_pc = 0;     // PC of the warp after this instruction (top of SIMT stack)
+  uint32_t reconv_pc = 0;   // reconvergence PC pushed by a divergent branch
+  bool barrier = false;     // bar/barrier: the warp now waits (or arrived) at a CTA barrier
+  bool warp_done = false;   // every thread of the warp has exited
+  bool mem_fence = false;   // membar/fence
+};
+
+}  // namespace simtlab::func
