@@ -426,6 +426,21 @@ std::pair<Addr, uint64_t> LoadedModule::symbol(const std::string& name) const {
   return {0, 0};
 }
 
+bool LoadedModule::rebind(const std::string& name, Addr addr) {
+  for (auto& [vi, a] : var_addr_) {
+    if (ir_.vars[vi].name != name) continue;
+    const uint64_t size = std::max<uint64_t>(ir_.vars[vi].size, 1);
+    const uint8_t* src = mem_.translate(a, size);
+    uint8_t* dst = mem_.translate(addr, size);
+    if (!src || !dst) return false;
+    std::memcpy(dst, src, size);
+    a = addr;
+    kernels_.clear();
+    return true;
+  }
+  return false;
+}
+
 Addr LoadedModule::var_address(uint32_t var) const {
   auto it = var_addr_.find(var);
   return it == var_addr_.end() ? 0 : it->second;

@@ -110,7 +110,7 @@ void prepare_launch(const Device& dev, LaunchState& L) {
 }
 
 LaunchResult Device::launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
-                            std::vector<uint8_t> params) {
+                            std::vector<uint8_t> params, uint32_t regs_per_thread) {
   const std::string bad = check_launch(k, grid, block, dynamic_shared);
   if (!bad.empty()) fatal("launch of {}: {}", k.name, bad);
   LaunchState L;
@@ -120,6 +120,7 @@ LaunchResult Device::launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dy
   L.dynamic_shared = dynamic_shared;
   L.params = std::move(params);
   L.launch_id = ++launches_;
+  L.regs_per_thread = regs_per_thread ? regs_per_thread : k.estimated_regs;
   prepare_launch(*this, L);
   return engine_->run(*this, L);
 }

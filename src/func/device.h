@@ -39,6 +39,7 @@ struct LaunchResult {
   uint64_t thread_insts = 0;
   uint64_t ctas = 0;
   uint64_t cycles = 0;     // timing engines only
+  std::string stats_json;  // timing engines: this launch's stats tree (JSON text)
 };
 
 class Device;
@@ -79,8 +80,10 @@ class Device {
   // ---- launch ----
   /// Build the kernel parameter buffer from CUDA-style `args` (args[i] points at argument i).
   std::vector<uint8_t> pack_params(const Program& k, const void* const* args) const;
+  /// `regs_per_thread` (from the cubin, or 0 = use the PTX estimate) sizes occupancy in
+  /// timing engines.
   LaunchResult launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
-                      std::vector<uint8_t> params);
+                      std::vector<uint8_t> params, uint32_t regs_per_thread = 0);
   /// Check a launch configuration; returns an error message or empty.
   std::string check_launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared) const;
 

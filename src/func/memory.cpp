@@ -32,7 +32,8 @@ void backing_free(uint8_t* p, uint64_t size) {
 GlobalMemory::GlobalMemory() = default;
 
 GlobalMemory::~GlobalMemory() {
-  for (auto& [b, a] : allocs_) backing_free(a.data, a.size);
+  for (auto& [b, a] : allocs_)
+    if (a.owned) backing_free(a.data, align_up(a.size ? a.size : 1, kAllocAlign));
 }
 
 Addr GlobalMemory::allocate(uint64_t size, AllocKind kind, std::string label) {
@@ -56,9 +57,27 @@ Addr GlobalMemory::allocate(uint64_t size, AllocKind kind, std::string label) {
   return base;
 }
 
+Addr GlobalMemory::map_host(void* p, uint64_t size, AllocKind kind, std::string label) {
+  Allocation a;
+  a.base = reinterpret_cast<Addr>(p);
+  a.size = size;
+  a.kind = kind;
+  a.label = std::move(label);
+  a.data = static_cast<uint8_t*>(p);
+  a.owned = false;
+  allocs_[a.base] = std::move(a);
+  last_ = nullptr;
+  return reinterpret_cast<Addr>(p);
+}
+
 bool GlobalMemory::release(Addr base) {
   auto it = allocs_.find(base);
   if (it == allocs_.end()) return false;
+  if (!it->second.owned) {
+    allocs_.erase(it);
+    last_ = nullptr;
+    return true;
+  }
   in_use_ -= align_up(it->second.size ? it->second.size : 1, kAllocAlign);
   backing_free(it->second.data, align_up(it->second.size ? it->second.size : 1, kAllocAlign));
   allocs_.erase(it);

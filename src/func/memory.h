@@ -23,11 +23,14 @@
 
 namespace simtlab::func {
 
-inline constexpr Addr kGlobalBase = 0x0000'7000'0000'0000ull;
-inline constexpr Addr kGlobalEnd = 0x0000'7e00'0000'0000ull;
-inline constexpr Addr kSharedWindow = 0x0000'7e00'0000'0000ull;
-inline constexpr Addr kLocalWindow = 0x0000'7e01'0000'0000ull;
-inline constexpr Addr kParamWindow = 0x0000'7e02'0000'0000ull;
+// The device range sits where Linux never places host mappings by default (between the
+// executable/heap at ~0x55.. and mmap/stack at ~0x7f..), so device and host pointers are
+// distinguishable (unified virtual addressing for cudaMemcpyDefault).
+inline constexpr Addr kGlobalBase = 0x0000'0200'0000'0000ull;
+inline constexpr Addr kGlobalEnd = 0x0000'0300'0000'0000ull;
+inline constexpr Addr kSharedWindow = 0x0000'0300'0000'0000ull;
+inline constexpr Addr kLocalWindow = 0x0000'0301'0000'0000ull;
+inline constexpr Addr kParamWindow = 0x0000'0302'0000'0000ull;
 inline constexpr Addr kWindowSize = 0x1'0000'0000ull;
 /// cudaMalloc alignment (CUDA guarantees at least 256 bytes).
 inline constexpr uint64_t kAllocAlign = 256;
@@ -39,6 +42,7 @@ struct Allocation {
   uint64_t size = 0;
   AllocKind kind = AllocKind::device;
   uint8_t* data = nullptr;  // host backing
+  bool owned = true;        // false for host memory mapped with map_host()
   std::string label;        // symbol name for module variables
 };
 
@@ -51,6 +55,9 @@ class GlobalMemory {
 
   /// Allocate `size` bytes (zero-filled). Returns 0 if the capacity would be exceeded.
   Addr allocate(uint64_t size, AllocKind kind, std::string label = {});
+  /// Make host memory [p, p+size) device-accessible at device address == host address
+  /// (managed memory, mapped pinned memory, __managed__ variables). The caller owns `p`.
+  Addr map_host(void* p, uint64_t size, AllocKind kind, std::string label = {});
   /// Free an allocation by its base address. Returns false if `base` is not a live base.
   bool release(Addr base);
   /// Host pointer for [addr, addr+size) if it lies entirely inside one live allocation.

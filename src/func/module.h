@@ -39,6 +39,9 @@ class LoadedModule {
   std::pair<Addr, uint64_t> symbol(const std::string& name) const;
   /// Device address of variable `var` (Module::vars index), 0 when not allocated.
   Addr var_address(uint32_t var) const;
+  /// Move module variable `name` to `addr` (e.g. host-visible memory for __managed__
+  /// variables), copying its current contents. Must happen before its kernels are decoded.
+  bool rebind(const std::string& name, Addr addr);
 
  private:
   GlobalMemory& mem_;

@@ -127,6 +127,7 @@ struct LaunchState {
   uint32_t warp_size = 32;
   uint64_t envreg[32] = {};
   uint64_t launch_id = 0;
+  uint32_t regs_per_thread = 0;  // for occupancy (cubin value or PTX estimate)
 };
 
 }  // namespace simtlab::func

@@ -1,0 +1,338 @@
+// Device management, properties and attributes (answered from the simulated GPU's
+// configuration, not a real card), limits, function attributes and occupancy.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "base/bits.h"
+#include "runtime/runtime.h"
+
+using simtlab::runtime::Runtime;
+
+namespace simtlab::runtime {
+
+void Runtime::fill_properties(cudaDeviceProp* p) const {
+  std::memset(p, 0, sizeof *p);
+  const auto& g = params_.gpu;
+  const auto& s = params_.sm;
+  std::snprintf(p->name, sizeof p->name, "simtlab %s", g.name.c_str());
+  p->totalGlobalMem = g.global_mem_bytes;
+  p->sharedMemPerBlock = s.max_shared_per_block;
+  p->regsPerBlock = int(std::min<uint32_t>(s.registers, 65536));
+  p->warpSize = int(s.warp_size);
+  p->memPitch = 2147483647;
+  p->maxThreadsPerBlock = int(s.max_threads_per_block);
+  p->maxThreadsDim[0] = 1024;
+  p->maxThreadsDim[1] = 1024;
+  p->maxThreadsDim[2] = 64;
+  p->maxGridSize[0] = 2147483647;
+  p->maxGridSize[1] = 65535;
+  p->maxGridSize[2] = 65535;
+  p->totalConstMem = 65536;
+  p->major = int(g.cc_major);
+  p->minor = int(g.cc_minor);
+  p->textureAlignment = 512;
+  p->texturePitchAlignment = 32;
+  p->multiProcessorCount = int(g.num_sms);
+  p->canMapHostMemory = 1;
+  p->maxTexture1D = 131072;
+  p->maxTexture2D[0] = 131072;
+  p->maxTexture2D[1] = 65536;
+  p->maxTexture3D[0] = p->maxTexture3D[1] = p->maxTexture3D[2] = 16384;
+  p->maxTexture2DLinear[0] = 131072;
+  p->maxTexture2DLinear[1] = 65000;
+  p->maxTexture2DLinear[2] = 2097120;
+  p->maxSurface1D = 32768;
+  p->maxSurface2D[0] = 131072;
+  p->maxSurface2D[1] = 65536;
+  p->surfaceAlignment = 512;
+  p->concurrentKernels = 1;
+  p->asyncEngineCount = 1;
+  p->unifiedAddressing = 1;
+  p->memoryBusWidth = 384;
+  p->l2CacheSize = 786432;
+  p->maxThreadsPerMultiProcessor = int(s.max_threads);
+  p->streamPrioritiesSupported = 1;
+  p->globalL1CacheSupported = 1;
+  p->localL1CacheSupported = 1;
+  p->sharedMemPerMultiprocessor = s.shared_bytes;
+  p->regsPerMultiprocessor = int(s.registers);
+  p->managedMemory = 1;
+  p->concurrentManagedAccess = 0;
+  p->cooperativeLaunch = 0;
+  p->sharedMemPerBlockOptin = s.max_shared_per_block;
+  p->maxBlocksPerMultiProcessor = int(s.max_ctas);
+  p->hostRegisterSupported = 1;
+  p->pciBusID = 1;
+  p->pciDeviceID = 0;
+}
+
+int Runtime::attribute(cudaDeviceAttr a, bool* ok) const {
+  cudaDeviceProp p;
+  fill_properties(&p);
+  *ok = true;
+  const double khz = params_.gpu.core_mhz * 1000.0;
+  switch (a) {
+    case cudaDevAttrMaxThreadsPerBlock: return p.maxThreadsPerBlock;
+    case cudaDevAttrMaxBlockDimX: return p.maxThreadsDim[0];
+    case cudaDevAttrMaxBlockDimY: return p.maxThreadsDim[1];
+    case cudaDevAttrMaxBlockDimZ: return p.maxThreadsDim[2];
+    case cudaDevAttrMaxGridDimX: return p.maxGridSize[0];
+    case cudaDevAttrMaxGridDimY: return p.maxGridSize[1];
+    case cudaDevAttrMaxGridDimZ: return p.maxGridSize[2];
+    case cudaDevAttrMaxSharedMemoryPerBlock: return int(p.sharedMemPerBlock);
+    case cudaDevAttrTotalConstantMemory: return int(p.totalConstMem);
+    case cudaDevAttrWarpSize: return p.warpSize;
+    case cudaDevAttrMaxPitch: return int(p.memPitch);
+    case cudaDevAttrMaxRegistersPerBlock: return p.regsPerBlock;
+    case cudaDevAttrClockRate: return int(khz);
+    case cudaDevAttrTextureAlignment: return int(p.textureAlignment);
+    case cudaDevAttrMultiProcessorCount: return p.multiProcessorCount;
+    case cudaDevAttrKernelExecTimeout: return 0;
+    case cudaDevAttrIntegrated: return 0;
+    case cudaDevAttrCanMapHostMemory: return 1;
+    case cudaDevAttrComputeMode: return 0;
+    case cudaDevAttrConcurrentKernels: return 1;
+    case cudaDevAttrEccEnabled: return 0;
+    case cudaDevAttrPciBusId: return p.pciBusID;
+    case cudaDevAttrPciDeviceId: return p.pciDeviceID;
+    case cudaDevAttrMemoryClockRate: return int(params_.gpu.dram_mhz * 1000.0);
+    case cudaDevAttrGlobalMemoryBusWidth: return p.memoryBusWidth;
+    case cudaDevAttrL2CacheSize: return p.l2CacheSize;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: return p.maxThreadsPerMultiProcessor;
+    case cudaDevAttrAsyncEngineCount: return 1;
+    case cudaDevAttrUnifiedAddressing: return 1;
+    case cudaDevAttrComputeCapabilityMajor: return p.major;
+    case cudaDevAttrComputeCapabilityMinor: return p.minor;
+    case cudaDevAttrStreamPrioritiesSupported: return 1;
+    case cudaDevAttrGlobalL1CacheSupported: return 1;
+    case cudaDevAttrLocalL1CacheSupported: return 1;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: return int(p.sharedMemPerMultiprocessor);
+    case cudaDevAttrMaxRegistersPerMultiprocessor: return p.regsPerMultiprocessor;
+    case cudaDevAttrManagedMemory: return 1;
+    case cudaDevAttrIsMultiGpuBoard: return 0;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: return int(p.sharedMemPerBlockOptin);
+    case cudaDevAttrMaxBlocksPerMultiprocessor: return p.maxBlocksPerMultiProcessor;
+    case cudaDevAttrCooperativeLaunch: return 0;
+    case cudaDevAttrConcurrentManagedAccess: return 0;
+    case cudaDevAttrPageableMemoryAccess: return 0;
+    case cudaDevAttrHostRegisterSupported: return 1;
+    case cudaDevAttrMaxTexture1DWidth: return p.maxTexture1D;
+    case cudaDevAttrMaxTexture2DWidth: return p.maxTexture2D[0];
+    case cudaDevAttrMaxTexture2DHeight: return p.maxTexture2D[1];
+    case cudaDevAttrSurfaceAlignment: return int(p.surfaceAlignment);
+    case cudaDevAttrMemoryPoolsSupported: return 0;
+    default: *ok = false; return 0;
+  }
+}
+
+int Runtime::occupancy_blocks(const func::Program& k, int block_threads, size_t dyn_shared) const {
+  const auto& s = params_.sm;
+  if (block_threads <= 0) return 0;
+  const uint32_t warps = (uint32_t(block_threads) + s.warp_size - 1) / s.warp_size;
+  uint32_t limit = s.max_ctas;
+  limit = std::min(limit, s.max_warps / std::max(warps, 1u));
+  limit = std::min(limit, s.max_threads / uint32_t(block_threads));
+  uint32_t regs = 0;
+  for (const auto& kr : kernels_)
+    if (kr->prog == &k) regs = registers_per_thread(*kr);
+  if (!regs) regs = k.estimated_regs;
+  const uint64_t regs_per_warp = align_up(uint64_t(regs) * s.warp_size, s.reg_alloc_granularity);
+  if (regs_per_warp) limit = std::min<uint64_t>(limit, s.registers / (regs_per_warp * warps));
+  const uint64_t smem = align_up(k.layout.static_shared + dyn_shared, s.shared_granularity);
+  if (smem) limit = std::min<uint64_t>(limit, s.shared_bytes / smem);
+  return int(limit);
+}
+
+}  // namespace simtlab::runtime
+
+namespace {
+
+simtlab::runtime::KernelRec* kernel_for(Runtime& rt, const void* func, cudaError_t* e) {
+  auto* k = rt.kernel_by_handle(func);
+  if (!k) {
+    *e = cudaErrorInvalidDeviceFunction;
+    return nullptr;
+  }
+  std::string why;
+  *e = rt.ensure_kernel(*k, &why);
+  if (*e != cudaSuccess) {
+    rt.warn(why);
+    return nullptr;
+  }
+  return k;
+}
+
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  Runtime& rt = Runtime::get();
+  if (!count) return rt.ret(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+  Runtime& rt = Runtime::get();
+  if (!device) return rt.ret(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  Runtime& rt = Runtime::get();
+  return device == 0 ? cudaSuccess : rt.ret(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaInitDevice(int device, unsigned int, unsigned int) { return cudaSetDevice(device); }
+
+cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
+
+cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
+  if (flags) *flags = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp*) {
+  if (device) *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  Runtime& rt = Runtime::get();
+  if (!prop) return rt.ret(cudaErrorInvalidValue);
+  if (device != 0) return rt.ret(cudaErrorInvalidDevice);
+  rt.fill_properties(prop);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  Runtime& rt = Runtime::get();
+  if (!value) return rt.ret(cudaErrorInvalidValue);
+  if (device != 0) return rt.ret(cudaErrorInvalidDevice);
+  bool ok = false;
+  *value = rt.attribute(attr, &ok);
+  if (!ok) {
+    rt.warn(fmt::format("cudaDeviceGetAttribute: attribute {} is not modelled; returning 0", int(attr)));
+    *value = 0;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  Runtime& rt = Runtime::get();
+  rt.synchronize_all();
+  return rt.sticky();
+}
+
+cudaError_t cudaDeviceReset(void) {
+  Runtime& rt = Runtime::get();
+  rt.synchronize_all();
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  Runtime& rt = Runtime::get();
+  switch (limit) {
+    case cudaLimitStackSize: rt.dev().options().stack_bytes = uint32_t(value); return cudaSuccess;
+    case cudaLimitMallocHeapSize: rt.dev().heap().set_limit(value); return cudaSuccess;
+    case cudaLimitPrintfFifoSize: return cudaSuccess;
+    default: return cudaSuccess;
+  }
+}
+
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+  Runtime& rt = Runtime::get();
+  if (!value) return rt.ret(cudaErrorInvalidValue);
+  switch (limit) {
+    case cudaLimitStackSize: *value = rt.dev().options().stack_bytes; break;
+    case cudaLimitMallocHeapSize: *value = rt.dev().heap().limit(); break;
+    case cudaLimitPrintfFifoSize: *value = 1 << 20; break;
+    default: *value = 0;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* c) {
+  if (c) *c = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+cudaError_t cudaFuncSetCacheConfig(const void*, cudaFuncCache) { return cudaSuccess; }
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int* v) {
+  if (!v) return cudaErrorInvalidValue;
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* v) {
+  if (!v) return cudaErrorInvalidValue;
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
+  Runtime& rt = Runtime::get();
+  if (!attr) return rt.ret(cudaErrorInvalidValue);
+  cudaError_t e;
+  auto* k = kernel_for(rt, func, &e);
+  if (!k) return rt.ret(e);
+  std::memset(attr, 0, sizeof *attr);
+  const auto& f = k->prog->ir->funcs[k->prog->kernel_func];
+  attr->sharedSizeBytes = k->prog->layout.static_shared;
+  attr->constSizeBytes = 0;
+  attr->localSizeBytes = k->prog->kernel_local_bytes;
+  attr->maxThreadsPerBlock = int(rt.params().sm.max_threads_per_block);
+  if (f.maxntid.x) attr->maxThreadsPerBlock = int(std::min<uint64_t>(attr->maxThreadsPerBlock, uint64_t(f.maxntid.x) * f.maxntid.y * f.maxntid.z));
+  attr->numRegs = int(rt.registers_per_thread(*k));
+  attr->ptxVersion = int(k->prog->ir->version_major * 10 + k->prog->ir->version_minor);
+  attr->binaryVersion = int(rt.params().gpu.cc_major * 10 + rt.params().gpu.cc_minor);
+  attr->maxDynamicSharedSizeBytes = int(rt.params().sm.max_shared_per_block - k->prog->layout.static_shared);
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  Runtime& rt = Runtime::get();
+  return rt.kernel_by_handle(func) ? cudaSuccess : rt.ret(cudaErrorInvalidDeviceFunction);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize,
+                                                                   size_t dynamicSMemSize, unsigned int flags) {
+  Runtime& rt = Runtime::get();
+  if (!numBlocks) return rt.ret(cudaErrorInvalidValue);
+  cudaError_t e;
+  auto* k = kernel_for(rt, func, &e);
+  if (!k) return rt.ret(e);
+  *numBlocks = rt.occupancy_blocks(*k->prog, blockSize, dynamicSMemSize);
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
+                                                          size_t dynamicSMemSize) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func, int numBlocks,
+                                                      int blockSize) {
+  Runtime& rt = Runtime::get();
+  if (!dynamicSmemSize || numBlocks <= 0) return rt.ret(cudaErrorInvalidValue);
+  cudaError_t e;
+  auto* k = kernel_for(rt, func, &e);
+  if (!k) return rt.ret(e);
+  const size_t per = rt.params().sm.shared_bytes / size_t(numBlocks);
+  const size_t st = k->prog->layout.static_shared;
+  *dynamicSmemSize = per > st ? std::min<size_t>(per - st, rt.params().sm.max_shared_per_block - st) : 0;
+  return cudaSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,354 @@
+// Memory management API: device, pinned, managed and pitched allocations, copies, memsets,
+// symbols. Copies are synchronous (the device is idle whenever host code runs, because
+// launches complete before they return), which satisfies every stream-ordering rule.
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "runtime/runtime.h"
+
+using simtlab::Addr;
+using simtlab::runtime::Runtime;
+
+namespace {
+
+/// Copy helper covering every direction; host pointers may also be pinned/managed memory,
+/// which is device-visible at the same address.
+cudaError_t do_copy(Runtime& rt, void* dst, const void* src, size_t n, cudaMemcpyKind kind, const char* api) {
+  if (rt.sticky() != cudaSuccess) return rt.sticky();
+  if (n == 0) return cudaSuccess;
+  if (!dst || !src) return rt.ret(cudaErrorInvalidValue);
+  auto& dev = rt.dev();
+  const Addr d = reinterpret_cast<Addr>(dst), s = reinterpret_cast<Addr>(src);
+  const bool ddev = dev.valid(d, n), sdev = dev.valid(s, n);
+  if (kind == cudaMemcpyDefault) {
+    kind = ddev ? (sdev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                : (sdev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  }
+  try {
+    switch (kind) {
+      case cudaMemcpyHostToHost: std::memmove(dst, src, n); break;
+      case cudaMemcpyHostToDevice:
+        if (!ddev) {
+          rt.warn(fmt::format("{}: destination {} is not {} bytes of device memory ({})", api, dst, n,
+                              dev.memory().describe(d)));
+          return rt.ret(cudaErrorInvalidValue);
+        }
+        dev.write(d, src, n);
+        break;
+      case cudaMemcpyDeviceToHost:
+        if (!sdev) {
+          rt.warn(fmt::format("{}: source {} is not {} bytes of device memory ({})", api, src, n,
+                              dev.memory().describe(s)));
+          return rt.ret(cudaErrorInvalidValue);
+        }
+        dev.read(dst, s, n);
+        break;
+      case cudaMemcpyDeviceToDevice:
+        if (!sdev || !ddev) {
+          rt.warn(fmt::format("{}: {} is not {} bytes of device memory", api, !sdev ? src : dst, n));
+          return rt.ret(cudaErrorInvalidValue);
+        }
+        dev.copy(d, s, n);
+        break;
+      default: return rt.ret(cudaErrorInvalidMemcpyDirection);
+    }
+  } catch (const std::exception& e) {
+    rt.warn(fmt::format("{}: {}", api, e.what()));
+    return rt.ret(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t do_copy2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                      size_t height, cudaMemcpyKind kind, const char* api) {
+  if (width > dpitch || width > spitch) return rt.ret(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; ++r) {
+    const cudaError_t e = do_copy(rt, static_cast<char*>(dst) + r * dpitch,
+                                  static_cast<const char*>(src) + r * spitch, width, kind, api);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t do_memset(Runtime& rt, void* p, int value, size_t n, const char* api) {
+  if (rt.sticky() != cudaSuccess) return rt.sticky();
+  if (n == 0) return cudaSuccess;
+  const Addr a = reinterpret_cast<Addr>(p);
+  if (!rt.dev().valid(a, n)) {
+    rt.warn(fmt::format("{}: {} is not {} bytes of device memory ({})", api, p, n, rt.dev().memory().describe(a)));
+    return rt.ret(cudaErrorInvalidValue);
+  }
+  rt.dev().fill(a, uint8_t(value), n);
+  return cudaSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaMalloc(void** devPtr, size_t size) {
+  Runtime& rt = Runtime::get();
+  if (!devPtr) return rt.ret(cudaErrorInvalidValue);
+  if (rt.sticky() != cudaSuccess) return rt.sticky();
+  const Addr a = rt.dev().malloc(size);
+  if (!a) {
+    *devPtr = nullptr;
+    return rt.ret(cudaErrorMemoryAllocation);
+  }
+  *devPtr = reinterpret_cast<void*>(a);
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* devPtr) {
+  Runtime& rt = Runtime::get();
+  if (!devPtr) return cudaSuccess;
+  if (rt.host_free(devPtr)) return cudaSuccess;  // tolerated by CUDA for mapped memory
+  if (!rt.dev().free(reinterpret_cast<Addr>(devPtr))) {
+    rt.warn(fmt::format("cudaFree({}): not a pointer returned by cudaMalloc", devPtr));
+    return rt.ret(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
+  Runtime& rt = Runtime::get();
+  if (!devPtr || !pitch) return rt.ret(cudaErrorInvalidValue);
+  const size_t p = (width + 511) / 512 * 512;  // 512-byte pitch alignment (texturePitchAlignment-like)
+  *pitch = p ? p : 512;
+  return cudaMalloc(devPtr, *pitch * height);
+}
+
+cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
+  Runtime& rt = Runtime::get();
+  if (!pitchedDevPtr) return rt.ret(cudaErrorInvalidValue);
+  size_t pitch = 0;
+  void* p = nullptr;
+  const cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width, extent.height * extent.depth);
+  if (e != cudaSuccess) return e;
+  pitchedDevPtr->ptr = p;
+  pitchedDevPtr->pitch = pitch;
+  pitchedDevPtr->xsize = extent.width;
+  pitchedDevPtr->ysize = extent.height;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  Runtime& rt = Runtime::get();
+  if (!ptr) return rt.ret(cudaErrorInvalidValue);
+  *ptr = rt.host_alloc(size, 0);
+  return *ptr ? cudaSuccess : rt.ret(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
+  Runtime& rt = Runtime::get();
+  if (!pHost) return rt.ret(cudaErrorInvalidValue);
+  *pHost = rt.host_alloc(size, flags);
+  return *pHost ? cudaSuccess : rt.ret(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  Runtime& rt = Runtime::get();
+  if (!ptr) return cudaSuccess;
+  return rt.host_free(ptr) ? cudaSuccess : rt.ret(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  Runtime& rt = Runtime::get();
+  if (!pDevice || !rt.is_pinned(pHost)) return rt.ret(cudaErrorInvalidValue);
+  *pDevice = pHost;  // unified addressing: the same address works on the device
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) {
+  Runtime& rt = Runtime::get();
+  if (!pFlags || !rt.is_pinned(pHost)) return rt.ret(cudaErrorInvalidValue);
+  *pFlags = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
+  Runtime& rt = Runtime::get();
+  if (!ptr || !size) return rt.ret(cudaErrorInvalidValue);
+  rt.dev().memory().map_host(ptr, size, simtlab::func::AllocKind::host_mapped, "registered host memory");
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+  Runtime& rt = Runtime::get();
+  return rt.dev().memory().release(reinterpret_cast<Addr>(ptr)) ? cudaSuccess : rt.ret(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
+  Runtime& rt = Runtime::get();
+  if (!devPtr || size == 0) return rt.ret(cudaErrorInvalidValue);
+  *devPtr = rt.managed_alloc(size);
+  return *devPtr ? cudaSuccess : rt.ret(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
+  Runtime& rt = Runtime::get();
+  auto& m = rt.dev().memory();
+  if (free_bytes) *free_bytes = m.capacity() - m.bytes_in_use();
+  if (total) *total = m.capacity();
+  return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* ptr) {
+  Runtime& rt = Runtime::get();
+  if (!attr) return rt.ret(cudaErrorInvalidValue);
+  std::memset(attr, 0, sizeof *attr);
+  const auto* a = rt.dev().memory().find(reinterpret_cast<Addr>(ptr));
+  attr->device = 0;
+  if (!a) {
+    attr->type = cudaMemoryTypeUnregistered;
+    attr->hostPointer = const_cast<void*>(ptr);
+    return cudaSuccess;
+  }
+  using simtlab::func::AllocKind;
+  attr->type = a->kind == AllocKind::managed ? cudaMemoryTypeManaged
+               : a->kind == AllocKind::host_mapped ? cudaMemoryTypeHost
+                                                   : cudaMemoryTypeDevice;
+  attr->devicePointer = const_cast<void*>(ptr);
+  if (attr->type != cudaMemoryTypeDevice) attr->hostPointer = const_cast<void*>(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  Runtime& rt = Runtime::get();
+  rt.synchronize_all();
+  return do_copy(rt, dst, src, count, kind, "cudaMemcpy");
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  Runtime& rt = Runtime::get();
+  if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  return do_copy(rt, dst, src, count, kind, "cudaMemcpyAsync");
+}
+
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind) {
+  return do_copy2d(Runtime::get(), dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D");
+}
+
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t stream) {
+  return do_copy2d(Runtime::get(), dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2DAsync");
+}
+
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  Runtime& rt = Runtime::get();
+  if (!p || p->srcArray || p->dstArray) {
+    rt.unsupported("cudaMemcpy3D with CUDA arrays");
+    return rt.ret(p ? cudaErrorNotSupported : cudaErrorInvalidValue);
+  }
+  const cudaExtent e = p->extent;
+  for (size_t z = 0; z < e.depth; ++z)
+    for (size_t y = 0; y < e.height; ++y) {
+      const size_t so = ((p->srcPos.z + z) * p->srcPtr.ysize + p->srcPos.y + y) * p->srcPtr.pitch + p->srcPos.x;
+      const size_t dd = ((p->dstPos.z + z) * p->dstPtr.ysize + p->dstPos.y + y) * p->dstPtr.pitch + p->dstPos.x;
+      const cudaError_t r = do_copy(rt, static_cast<char*>(p->dstPtr.ptr) + dd, static_cast<const char*>(p->srcPtr.ptr) + so,
+                                    e.width, p->kind, "cudaMemcpy3D");
+      if (r != cudaSuccess) return r;
+    }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
+  Runtime& rt = Runtime::get();
+  if (dstDevice != 0 || srcDevice != 0) return rt.ret(cudaErrorInvalidDevice);
+  return do_copy(rt, dst, src, count, cudaMemcpyDeviceToDevice, "cudaMemcpyPeer");
+}
+
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
+                                cudaStream_t stream) {
+  return cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+}
+
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  return do_memset(Runtime::get(), devPtr, value, count, "cudaMemset");
+}
+
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  return do_memset(Runtime::get(), devPtr, value, count, "cudaMemsetAsync");
+}
+
+cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+  Runtime& rt = Runtime::get();
+  if (width > pitch) return rt.ret(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; ++r) {
+    const cudaError_t e = do_memset(rt, static_cast<char*>(devPtr) + r * pitch, value, width, "cudaMemset2D");
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t) {
+  return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent e) {
+  for (size_t z = 0; z < e.depth; ++z) {
+    const cudaError_t r = cudaMemset2D(static_cast<char*>(p.ptr) + z * p.pitch * p.ysize, p.pitch, value, e.width, e.height);
+    if (r != cudaSuccess) return r;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) {
+  Runtime& rt = Runtime::get();
+  Addr a = 0;
+  size_t size = 0;
+  const cudaError_t e = rt.var_address(symbol, &a, &size);
+  if (e != cudaSuccess) return rt.ret(e);
+  if (offset + count > size) return rt.ret(cudaErrorInvalidValue);
+  if (kind == cudaMemcpyDefault) kind = rt.dev().valid(reinterpret_cast<Addr>(src), count) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  return do_copy(rt, reinterpret_cast<void*>(a + offset), src, count, kind, "cudaMemcpyToSymbol");
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                    cudaMemcpyKind kind, cudaStream_t stream) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+  Runtime& rt = Runtime::get();
+  Addr a = 0;
+  size_t size = 0;
+  const cudaError_t e = rt.var_address(symbol, &a, &size);
+  if (e != cudaSuccess) return rt.ret(e);
+  if (offset + count > size) return rt.ret(cudaErrorInvalidValue);
+  if (kind == cudaMemcpyDefault) kind = rt.dev().valid(reinterpret_cast<Addr>(dst), count) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+  return do_copy(rt, dst, reinterpret_cast<const void*>(a + offset), count, kind, "cudaMemcpyFromSymbol");
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
+  Runtime& rt = Runtime::get();
+  if (!devPtr) return rt.ret(cudaErrorInvalidValue);
+  Addr a = 0;
+  const cudaError_t e = rt.var_address(symbol, &a, nullptr);
+  if (e != cudaSuccess) return rt.ret(e);
+  *devPtr = reinterpret_cast<void*>(a);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
+  Runtime& rt = Runtime::get();
+  if (!size) return rt.ret(cudaErrorInvalidValue);
+  Addr a = 0;
+  const cudaError_t e = rt.var_address(symbol, &a, size);
+  return e == cudaSuccess ? e : rt.ret(e);
+}
+
+cudaError_t cudaMemPrefetchAsync(const void*, size_t, cudaMemLocation, unsigned int, cudaStream_t) {
+  return cudaSuccess;  // managed memory is always resident in simulation
+}
+
+cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, cudaMemLocation) { return cudaSuccess; }
+
+}  // extern "C"

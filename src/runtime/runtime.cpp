@@ -1,0 +1,476 @@
+#include "runtime/runtime.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "base/bits.h"
+#include "base/error.h"
+#include "config/config.h"
+#include "runtime/engine_factory.h"
+
+namespace simtlab::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env(const char* n) {
+  const char* v = std::getenv(n);
+  return v ? v : "";
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= s.size()) {
+    size_t e = s.find(sep, b);
+    if (e == std::string::npos) e = s.size();
+    if (e > b) out.push_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+/// Preset directories: $SIMTLAB_PRESET_DIRS, else next to this library.
+std::vector<std::string> preset_dirs() {
+  std::vector<std::string> dirs = split(env("SIMTLAB_PRESET_DIRS"), ':');
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&preset_dirs), &info) && info.dli_fname) {
+    const fs::path lib = fs::path(info.dli_fname).parent_path();
+    for (const fs::path& p : {lib / ".." / "share" / "simtlab" / "configs", lib / ".." / ".." / "configs"})
+      if (fs::is_directory(p)) dirs.push_back(fs::weakly_canonical(p).string());
+  }
+  return dirs;
+}
+
+}  // namespace
+
+Runtime& Runtime::get() {
+  static Runtime* rt = new Runtime();  // lives until process exit; see ~Runtime via atexit
+  return *rt;
+}
+
+Runtime::Runtime() {
+  load_config();
+  func::DeviceOptions o;
+  o.global_bytes = params_.gpu.global_mem_bytes;
+  o.num_sms = params_.gpu.num_sms;
+  o.warp_size = params_.sm.warp_size;
+  o.stack_bytes = params_.sim.stack_bytes;
+  o.max_warp_insts_per_cta = params_.sim.max_warp_insts_per_cta;
+  dev_ = std::make_unique<func::Device>(o);
+  dev_->heap().set_limit(params_.sim.heap_bytes);
+  dev_->max_shared_per_block = params_.sm.max_shared_per_block;
+  dev_->max_threads_per_block = params_.sm.max_threads_per_block;
+  dev_->set_print_sink([](const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+  });
+  register_timing_engine();
+  // Write results when the program exits (after its own atexit handlers registered later).
+  std::atexit([] {
+    Runtime& r = Runtime::get();
+    std::fflush(stdout);
+    r.session_->finish();
+  });
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::load_config() {
+  std::string gpu = env("SIMTLAB_GPU");
+  if (gpu.empty()) gpu = "fermi-gtx480";
+  std::vector<std::string> sets = split(env("SIMTLAB_SET"), '\n');
+  try {
+    auto schema = config::schema_of<timing::GpuParams>();
+    config::Config cfg = config::Config::resolve(schema, preset_dirs(), gpu, sets);
+    cfg.apply(params_);
+    SessionOptions so;
+    so.stats_path = env("SIMTLAB_STATS");
+    so.csv_path = env("SIMTLAB_CSV");
+    so.trace_path = env("SIMTLAB_TRACE");
+    so.stats_text = env("SIMTLAB_STATS_TEXT") == "1";
+    so.quiet = env("SIMTLAB_QUIET") == "1";
+    so.progress = !so.quiet && env("SIMTLAB_PROGRESS") != "0" && isatty(2);
+    session_ = std::make_unique<Session>(std::move(cfg), so);
+    session_->set_mode(params_.sim.mode);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "simtlab: configuration error: %s\n", e.what());
+    std::_Exit(1);
+  }
+}
+
+void Runtime::register_timing_engine() {
+  if (params_.sim.mode != "timing") return;
+  auto e = make_timing_engine(params_, *session_);
+  if (e) {
+    dev_->set_engine(std::move(e));
+  } else {
+    session_->set_mode("functional");
+    warn("the timing model is not available in this build; running in functional mode");
+  }
+}
+
+// ---- errors ------------------------------------------------------------------------------
+
+cudaError_t Runtime::ret(cudaError_t e) {
+  if (e != cudaSuccess) last_ = e;
+  return e;
+}
+
+cudaError_t Runtime::last_error_get(bool reset) {
+  cudaError_t e = last_;
+  if (sticky_ != cudaSuccess) e = sticky_;
+  if (reset) last_ = cudaSuccess;
+  return e;
+}
+
+void Runtime::warn(const std::string& msg) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "simtlab: %s\n", msg.c_str());
+}
+
+void Runtime::unsupported(const char* api) {
+  if (!warned_.insert(api).second) return;
+  warn(fmt::format("{} is not supported by simtlab; it returns cudaErrorNotSupported", api));
+}
+
+// ---- registration ------------------------------------------------------------------------
+
+void** Runtime::register_fatbin(void* wrapper) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = by_wrapper_.find(wrapper);
+  if (it != by_wrapper_.end()) return reinterpret_cast<void**>(it->second);
+  auto fb = std::make_unique<FatbinRec>();
+  fb->wrapper = wrapper;
+  try {
+    fb->entries = ptx::fatbin::from_registration(wrapper);
+    const uint32_t arch = params_.gpu.cc_major * 10 + params_.gpu.cc_minor;
+    auto chosen = ptx::fatbin::select_ptx(fb->entries, std::max<uint32_t>(arch, 75));
+    for (size_t i = 0; i < chosen.size(); ++i)
+      fb->sources.push_back(func::PtxSource{chosen[i]->ptx, fmt::format("compute_{}.ptx", chosen[i]->arch)});
+    for (const auto& e : fb->entries)
+      if (e.kind == ptx::fatbin::EntryKind::Elf && e.arch <= std::max<uint32_t>(arch, 75)) {
+        try {
+          for (auto& k : ptx::fatbin::cubin_kernels(e.image)) fb->cubin_info.push_back(k);
+        } catch (const std::exception&) {
+          // relocatable or unusual cubins: fall back to the PTX estimate
+        }
+      }
+  } catch (const std::exception& e) {
+    fb->load_error = e.what();
+  }
+  FatbinRec* p = fb.get();
+  fatbins_.push_back(std::move(fb));
+  by_wrapper_[wrapper] = p;
+  return reinterpret_cast<void**>(p);
+}
+
+void Runtime::unregister_fatbin(void** handle) {
+  // Modules stay loaded until exit (their kernels may still be referenced by records).
+  (void)handle;
+}
+
+void Runtime::register_function(void** handle, const void* host_fun, const char* name) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto* fb = reinterpret_cast<FatbinRec*>(handle);
+  auto k = std::make_unique<KernelRec>();
+  k->fatbin = fb;
+  k->name = name;
+  k->host_stub = host_fun;
+  fb->kernels.push_back(k.get());
+  by_stub_[host_fun] = k.get();
+  kernels_.push_back(std::move(k));
+}
+
+void Runtime::register_var(void** handle, void* host_var, const char* name, size_t size, bool constant,
+                           bool managed) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto* fb = reinterpret_cast<FatbinRec*>(handle);
+  auto v = std::make_unique<VarRec>();
+  v->fatbin = fb;
+  v->name = name;
+  v->size = size;
+  v->constant = constant;
+  v->managed = managed;
+  if (managed) {
+    // The host reaches a __managed__ variable through *host_var; give it host-visible memory
+    // that the device also addresses (bound to the module variable when the module loads).
+    v->managed_ptr = reinterpret_cast<void**>(host_var);
+    void* mem = managed_alloc(std::max<size_t>(size, 1));
+    *v->managed_ptr = mem;
+  }
+  fb->vars.push_back(v.get());
+  by_symbol_[host_var] = v.get();
+  vars_.push_back(std::move(v));
+}
+
+KernelRec* Runtime::kernel_by_stub(const void* stub) {
+  auto it = by_stub_.find(stub);
+  return it == by_stub_.end() ? nullptr : it->second;
+}
+
+KernelRec* Runtime::kernel_by_handle(const void* handle) {
+  // cudaKernel_t handles we hand out are KernelRec pointers; also accept host stubs.
+  for (auto& k : kernels_)
+    if (k.get() == handle) return k.get();
+  return kernel_by_stub(handle);
+}
+
+cudaError_t Runtime::ensure_loaded(FatbinRec& fb, std::string* why) {
+  if (fb.loaded) return fb.module ? cudaSuccess : cudaErrorInvalidKernelImage;
+  fb.loaded = true;
+  if (!fb.load_error.empty()) {
+    *why = fb.load_error;
+    return cudaErrorNoKernelImageForDevice;
+  }
+  try {
+    fb.module = &dev_->load_module(fb.sources);
+  } catch (const std::exception& e) {
+    fb.load_error = e.what();
+    *why = fb.load_error;
+    return cudaErrorInvalidPtx;
+  }
+  for (VarRec* v : fb.vars) {
+    if (!v->managed) continue;
+    const Addr host = reinterpret_cast<Addr>(*v->managed_ptr);
+    if (!fb.module->rebind(v->name, host))
+      warn(fmt::format("could not bind __managed__ variable '{}' to host-visible memory", v->name));
+  }
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::ensure_kernel(KernelRec& k, std::string* why) {
+  if (k.prog) return cudaSuccess;
+  const cudaError_t e = ensure_loaded(*k.fatbin, why);
+  if (e != cudaSuccess) {
+    if (why->empty()) *why = k.fatbin->load_error;
+    return e;
+  }
+  try {
+    k.prog = k.fatbin->module->kernel(k.name);
+  } catch (const std::exception& ex) {
+    *why = ex.what();
+    return cudaErrorInvalidPtx;
+  }
+  if (!k.prog) {
+    *why = fmt::format("kernel '{}' is not in the program's PTX", k.name);
+    return cudaErrorInvalidDeviceFunction;
+  }
+  return cudaSuccess;
+}
+
+VarRec* Runtime::var_by_symbol(const void* symbol) {
+  auto it = by_symbol_.find(symbol);
+  return it == by_symbol_.end() ? nullptr : it->second;
+}
+
+cudaError_t Runtime::var_address(const void* symbol, Addr* out, size_t* size) {
+  VarRec* v = var_by_symbol(symbol);
+  if (!v) return cudaErrorInvalidSymbol;
+  std::string why;
+  const cudaError_t e = ensure_loaded(*v->fatbin, &why);
+  if (e != cudaSuccess) {
+    warn(why);
+    return e;
+  }
+  auto [a, sz] = v->fatbin->module->symbol(v->name);
+  if (!a) return cudaErrorInvalidSymbol;
+  *out = a;
+  if (size) *size = v->size ? v->size : sz;
+  return cudaSuccess;
+}
+
+// ---- memory --------------------------------------------------------------------------------
+
+bool Runtime::is_device_ptr(const void* p) const {
+  const Addr a = reinterpret_cast<Addr>(p);
+  return a >= func::kGlobalBase && a < func::kGlobalEnd;
+}
+
+void* Runtime::host_alloc(size_t n, unsigned flags) {
+  void* p = std::aligned_alloc(4096, align_up(std::max<size_t>(n, 1), 4096));
+  if (!p) return nullptr;
+  std::memset(p, 0, n);
+  pinned_[p] = {n, flags};
+  // Pinned host memory is mapped into the device address space (UVA, zero-copy).
+  dev_->memory().map_host(p, n, func::AllocKind::host_mapped, "pinned host memory");
+  return p;
+}
+
+bool Runtime::host_free(void* p) {
+  auto it = pinned_.find(p);
+  if (it == pinned_.end()) return false;
+  dev_->memory().release(reinterpret_cast<Addr>(p));
+  pinned_.erase(it);
+  std::free(p);
+  return true;
+}
+
+bool Runtime::is_pinned(const void* p) const {
+  auto it = pinned_.upper_bound(p);
+  if (it == pinned_.begin()) return false;
+  --it;
+  return static_cast<const uint8_t*>(p) < static_cast<const uint8_t*>(it->first) + it->second.first;
+}
+
+void* Runtime::managed_alloc(size_t n) {
+  void* p = std::aligned_alloc(4096, align_up(std::max<size_t>(n, 1), 4096));
+  if (!p) return nullptr;
+  std::memset(p, 0, n);
+  dev_->memory().map_host(p, n, func::AllocKind::managed, "managed memory");
+  managed_.push_back(p);
+  return p;
+}
+
+// ---- streams and events --------------------------------------------------------------------
+
+Stream* Runtime::stream(cudaStream_t s) {
+  if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return &default_stream_;
+  for (auto& p : streams_)
+    if (reinterpret_cast<cudaStream_t>(p.get()) == s) return p.get();
+  return nullptr;
+}
+
+Stream* Runtime::new_stream(unsigned flags, int priority) {
+  streams_.push_back(std::make_unique<Stream>());
+  streams_.back()->flags = flags;
+  streams_.back()->priority = priority;
+  streams_.back()->time_ms = device_time_ms_;
+  return streams_.back().get();
+}
+
+bool Runtime::destroy_stream(cudaStream_t s) {
+  for (auto it = streams_.begin(); it != streams_.end(); ++it)
+    if (reinterpret_cast<cudaStream_t>(it->get()) == s) {
+      streams_.erase(it);
+      return true;
+    }
+  return false;
+}
+
+Event* Runtime::event(cudaEvent_t e) {
+  for (auto& p : events_)
+    if (reinterpret_cast<cudaEvent_t>(p.get()) == e) return p.get();
+  return nullptr;
+}
+
+Event* Runtime::new_event(unsigned flags) {
+  events_.push_back(std::make_unique<Event>());
+  events_.back()->flags = flags;
+  return events_.back().get();
+}
+
+bool Runtime::destroy_event(cudaEvent_t e) {
+  for (auto it = events_.begin(); it != events_.end(); ++it)
+    if (reinterpret_cast<cudaEvent_t>(it->get()) == e) {
+      events_.erase(it);
+      return true;
+    }
+  return false;
+}
+
+double Runtime::stream_time(cudaStream_t s) {
+  Stream* st = stream(s);
+  return st ? st->time_ms : device_time_ms_;
+}
+
+void Runtime::advance(cudaStream_t s, double ms) {
+  // Operations run in issue order on one simulated device: each starts when both its stream
+  // and the device are free.
+  Stream* st = stream(s);
+  const double start = std::max(device_time_ms_, st ? st->time_ms : 0.0);
+  device_time_ms_ = start + ms;
+  if (st) st->time_ms = device_time_ms_;
+}
+
+void Runtime::synchronize_all() {
+  for (auto& s : streams_) s->time_ms = std::max(s->time_ms, device_time_ms_);
+  default_stream_.time_ms = std::max(default_stream_.time_ms, device_time_ms_);
+  std::fflush(stdout);
+}
+
+// ---- launch --------------------------------------------------------------------------------
+
+std::vector<CallConfig>& Runtime::call_stack() {
+  static thread_local std::vector<CallConfig> stack;
+  return stack;
+}
+
+uint32_t Runtime::registers_per_thread(const KernelRec& k) const {
+  for (const auto& ki : k.fatbin->cubin_info)
+    if (ki.name == k.name && ki.regs) return ki.regs;
+  return k.prog ? k.prog->estimated_regs : 0;
+}
+
+cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t s) {
+  if (sticky_ != cudaSuccess) return sticky_;
+  std::string why;
+  cudaError_t e = ensure_kernel(k, &why);
+  if (e != cudaSuccess) {
+    warn(fmt::format("cannot launch {}: {}", k.name, why));
+    return ret(e);
+  }
+  if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
+  const Dim3 g{grid.x, grid.y, grid.z}, b{block.x, block.y, block.z};
+  const std::string bad = dev_->check_launch(*k.prog, g, b, uint32_t(shared));
+  if (!bad.empty()) {
+    warn(fmt::format("launch of {} failed: {}", k.name, bad));
+    const bool too_many = b.count() > dev_->max_threads_per_block || shared > dev_->max_shared_per_block;
+    return ret(too_many && b.count() <= 1024 ? cudaErrorInvalidValue : cudaErrorInvalidConfiguration);
+  }
+  const uint32_t regs = registers_per_thread(k);
+  if (uint64_t(regs) * b.count() > params_.sm.registers) {
+    warn(fmt::format("launch of {} failed: {} threads x {} registers exceed the {} registers of an SM", k.name,
+                     b.count(), regs, params_.sm.registers));
+    return ret(cudaErrorLaunchOutOfResources);
+  }
+  std::vector<uint8_t> pbuf;
+  try {
+    pbuf = dev_->pack_params(*k.prog, args);
+  } catch (const std::exception& ex) {
+    warn(ex.what());
+    return ret(cudaErrorInvalidValue);
+  }
+  KernelRecord rec;
+  rec.name = k.name;
+  rec.grid = g;
+  rec.block = b;
+  rec.dynamic_shared = uint32_t(shared);
+  rec.regs_per_thread = regs;
+  rec.regs_source = "ptx-estimate";
+  for (const auto& ki : k.fatbin->cubin_info)
+    if (ki.name == k.name && ki.regs) rec.regs_source = "cubin";
+  const auto t0 = std::chrono::steady_clock::now();
+  std::fflush(stdout);
+  try {
+    rec.result = dev_->launch(*k.prog, g, b, uint32_t(shared), std::move(pbuf), regs);
+    if (!rec.result.stats_json.empty()) rec.stats = nlohmann::json::parse(rec.result.stats_json);
+  } catch (const GuestAssert& ex) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", ex.what());
+    sticky_ = cudaErrorAssert;
+  } catch (const GuestError& ex) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "========= simtlab: kernel fault\n========= %s\n", ex.what());
+    std::string msg = ex.what();
+    sticky_ = msg.find("trap") != std::string::npos ? cudaErrorLaunchFailure : cudaErrorIllegalAddress;
+  } catch (const UserError& ex) {
+    warn(fmt::format("launch of {} failed: {}", k.name, ex.what()));
+    return ret(cudaErrorLaunchFailure);
+  }
+  std::fflush(stdout);
+  rec.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double ms = rec.result.cycles ? double(rec.result.cycles) / (params_.gpu.core_mhz * 1e3) : 0.0;
+  advance(s, ms);
+  session_->add(std::move(rec));
+  return cudaSuccess;
+}
+
+}  // namespace simtlab::runtime

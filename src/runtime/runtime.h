@@ -1,0 +1,179 @@
+// The state behind the replacement libcudart.so.13.
+//
+// The CUDA runtime ABI is process-global by nature (a program calls free functions), so this
+// is the one place in simtlab with a process-wide object: Runtime::get() creates it on first
+// use (the first __cudaRegisterFatBinary, which runs from the program's static constructors).
+// Everything below it (Device, engines, stats) is ordinary objects.
+//
+// Configuration comes from the environment that `simtlab run` sets:
+//   SIMTLAB_GPU          preset name or YAML file (default fermi-gtx480)
+//   SIMTLAB_SET          newline-separated key=value overrides
+//   SIMTLAB_PRESET_DIRS  colon-separated preset directories
+//   SIMTLAB_STATS        path of the stats JSON written at exit
+//   SIMTLAB_QUIET        1 = no summary on stderr
+// and the CLI validates all of it before the program starts, so errors here are rare.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "func/device.h"
+#include "ptx/fatbin.h"
+#include "runtime/session.h"
+#include "timing/gpu_params.h"
+
+namespace simtlab::runtime {
+
+struct FatbinRec;
+
+struct KernelRec {
+  FatbinRec* fatbin = nullptr;
+  std::string name;                  // mangled device name
+  const void* host_stub = nullptr;
+  const func::Program* prog = nullptr;  // decoded on first launch
+};
+
+struct VarRec {
+  FatbinRec* fatbin = nullptr;
+  std::string name;
+  size_t size = 0;
+  bool constant = false;
+  bool managed = false;
+  void** managed_ptr = nullptr;  // __cudaRegisterManagedVar: where the host reads the address
+};
+
+struct FatbinRec {
+  const void* wrapper = nullptr;
+  std::vector<ptx::fatbin::Entry> entries;
+  std::vector<func::PtxSource> sources;   // chosen PTX, one per translation unit
+  std::vector<ptx::fatbin::KernelInfo> cubin_info;  // from cubins for a matching arch
+  std::string load_error;                 // why the module cannot be loaded (e.g. SASS only)
+  func::LoadedModule* module = nullptr;   // loaded on first use
+  std::vector<KernelRec*> kernels;
+  std::vector<VarRec*> vars;
+  bool loaded = false;
+};
+
+struct Stream {
+  unsigned flags = 0;
+  int priority = 0;
+  double time_ms = 0;  // simulated completion time of the last operation in the stream
+};
+
+struct Event {
+  unsigned flags = 0;
+  bool recorded = false;
+  double time_ms = 0;
+};
+
+struct CallConfig {
+  dim3 grid, block;
+  size_t shared = 0;
+  cudaStream_t stream = nullptr;
+};
+
+class Runtime {
+ public:
+  static Runtime& get();
+  ~Runtime();
+
+  // ---- errors ----
+  /// Record `e` as the last error and return it (cudaSuccess leaves the last error alone).
+  cudaError_t ret(cudaError_t e);
+  cudaError_t last_error_get(bool reset);
+  /// Sticky errors (a faulted kernel) poison every later call, as in CUDA.
+  cudaError_t sticky() const { return sticky_; }
+  void set_sticky(cudaError_t e) { sticky_ = e; }
+  /// Print a readable message for a failing API call (once per call site kind).
+  void warn(const std::string& msg);
+  void unsupported(const char* api);
+
+  // ---- registration ----
+  void** register_fatbin(void* wrapper);
+  void unregister_fatbin(void** handle);
+  void register_function(void** handle, const void* host_fun, const char* name);
+  void register_var(void** handle, void* host_var, const char* name, size_t size, bool constant, bool managed);
+  KernelRec* kernel_by_stub(const void* stub);
+  KernelRec* kernel_by_handle(const void* handle);
+  /// Load the module of a fatbin if needed; returns an error code and message on failure.
+  cudaError_t ensure_loaded(FatbinRec& fb, std::string* why);
+  cudaError_t ensure_kernel(KernelRec& k, std::string* why);
+  VarRec* var_by_symbol(const void* symbol);
+  /// Device address of a registered variable (loading its module).
+  cudaError_t var_address(const void* symbol, Addr* out, size_t* size);
+
+  // ---- launch ----
+  std::vector<CallConfig>& call_stack();
+  cudaError_t launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t s);
+
+  // ---- memory ----
+  func::Device& dev() { return *dev_; }
+  bool is_device_ptr(const void* p) const;
+  void* host_alloc(size_t n, unsigned flags);
+  bool host_free(void* p);
+  bool is_pinned(const void* p) const;
+  void* managed_alloc(size_t n);
+
+  // ---- streams/events ----
+  Stream* stream(cudaStream_t s);
+  Stream* new_stream(unsigned flags, int priority);
+  bool destroy_stream(cudaStream_t s);
+  Event* event(cudaEvent_t e);
+  Event* new_event(unsigned flags);
+  bool destroy_event(cudaEvent_t e);
+  /// Simulated time now (ms) on stream `s`, and advance it by an operation's duration.
+  double stream_time(cudaStream_t s);
+  void advance(cudaStream_t s, double ms);
+  double device_time() const { return device_time_ms_; }
+  void synchronize_all();
+
+  // ---- device description ----
+  const timing::GpuParams& params() const { return params_; }
+  void fill_properties(cudaDeviceProp* p) const;
+  int attribute(cudaDeviceAttr a, bool* ok) const;
+  int occupancy_blocks(const func::Program& k, int block_threads, size_t dyn_shared) const;
+  uint32_t registers_per_thread(const KernelRec& k) const;
+
+  size_t limit_stack() const { return dev_->options().stack_bytes; }
+  std::mutex& mutex() { return mu_; }
+  Session& session() { return *session_; }
+
+ private:
+  Runtime();
+  void load_config();
+  void register_timing_engine();
+
+  std::mutex mu_;
+  timing::GpuParams params_;
+  std::unique_ptr<func::Device> dev_;
+  std::unique_ptr<Session> session_;
+  std::vector<std::unique_ptr<FatbinRec>> fatbins_;
+  std::unordered_map<const void*, FatbinRec*> by_wrapper_;
+  std::vector<std::unique_ptr<KernelRec>> kernels_;
+  std::unordered_map<const void*, KernelRec*> by_stub_;
+  std::vector<std::unique_ptr<VarRec>> vars_;
+  std::unordered_map<const void*, VarRec*> by_symbol_;
+  std::map<const void*, std::pair<size_t, unsigned>> pinned_;  // host pinned allocations
+  std::vector<void*> managed_;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  std::vector<std::unique_ptr<Event>> events_;
+  Stream default_stream_;
+  double device_time_ms_ = 0;
+  cudaError_t last_ = cudaSuccess;
+  cudaError_t sticky_ = cudaSuccess;
+  std::set<std::string> warned_;
+};
+
+/// Convert simtlab exceptions thrown inside an API call into CUDA errors.
+template <typename F>
+cudaError_t guarded(const char* api, F&& f);
+
+}  // namespace simtlab::runtime

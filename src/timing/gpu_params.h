@@ -1,0 +1,91 @@
+// The top-level GPU parameter tree (every parameter a run can set), declared with describe().
+// Defaults are the fermi-gtx480 preset (the D2MA paper's GPGPU-Sim 3.2.1 baseline, Table 1);
+// configs/*.yaml override them. Group layout:
+//   gpu.*   chip-level: SM count, clocks, device memory, reported compute capability
+//   sm.*    per-SM resources and pipeline (sm/sm_params.h)
+//   mem.*   memory system below the SM (mem/memory_params.h)
+//   sim.*   simulator behaviour: mode, watchdog, stack/heap limits
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "config/describer.h"
+#include "timing/sm/sm_params.h"
+
+namespace simtlab::timing {
+
+struct ChipParams {
+  std::string name = "fermi-gtx480";
+  uint32_t num_sms = 15;
+  double core_mhz = 700.0;
+  double icnt_mhz = 700.0;
+  double l2_mhz = 700.0;
+  double dram_mhz = 924.0;
+  uint64_t global_mem_bytes = uint64_t(1536) << 20;
+  uint32_t cc_major = 7;
+  uint32_t cc_minor = 5;
+  uint32_t kernel_launch_latency = 0;
+  uint32_t max_concurrent_kernels = 16;
+  void describe(config::Describer& d) {
+    d.param("name", name, "", "Name reported by cudaGetDeviceProperties", "preset name");
+    d.param("num_sms", num_sms, "SMs", "Streaming multiprocessors (shader cores)", "D2MA paper Table 1 (15 shaders)")
+        .range(1, 1024);
+    d.param("core_mhz", core_mhz, "MHz", "SM clock (GPGPU-Sim models Fermi's 1400 MHz hot clock as 700 MHz x 2-cycle warps)",
+            "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
+        .range(1.0, 10000.0);
+    d.param("icnt_mhz", icnt_mhz, "MHz", "Interconnect clock", "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
+        .range(1.0, 10000.0);
+    d.param("l2_mhz", l2_mhz, "MHz", "L2 / memory-partition clock", "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
+        .range(1.0, 10000.0);
+    d.param("dram_mhz", dram_mhz, "MHz", "DRAM command clock", "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
+        .range(1.0, 10000.0);
+    d.param("global_mem_bytes", global_mem_bytes, "bytes", "Device memory capacity", "GTX480: 1.5 GB GDDR5")
+        .min(1 << 20);
+    d.param("cc_major", cc_major, "", "Compute capability reported to the program (major); PTX is compiled for sm_75 by nvcc 13",
+            "nvcc 13 default target sm_75")
+        .range(1, 20);
+    d.param("cc_minor", cc_minor, "", "Compute capability reported to the program (minor)", "nvcc 13 default target sm_75")
+        .range(0, 9);
+    d.param("kernel_launch_latency", kernel_launch_latency, "cycles", "Core cycles between a launch and its first CTA",
+            "assumption (GPGPU-Sim default 0)")
+        .max(1000000);
+    d.param("max_concurrent_kernels", max_concurrent_kernels, "kernels",
+            "Kernels from different streams that may run at once (HyperQ-style queues)", "Fermi: 16 concurrent kernels (Fermi whitepaper)")
+        .range(1, 128);
+  }
+};
+
+struct SimParams {
+  std::string mode = "timing";
+  uint32_t stack_bytes = 1024;
+  uint64_t heap_bytes = uint64_t(8) << 20;
+  uint64_t max_warp_insts_per_cta = uint64_t(1) << 32;
+  uint64_t watchdog_cycles = 1000000;
+  void describe(config::Describer& d) {
+    d.param("mode", mode, "", "functional: run kernels to completion without timing; timing: cycle-level model",
+            "simtlab").one_of({"functional", "timing"});
+    d.param("stack_bytes", stack_bytes, "bytes", "Per-thread call stack (cudaLimitStackSize)",
+            "CUDA default 1 KB (CUDA Programming Guide)").range(0, 1u << 20);
+    d.param("heap_bytes", heap_bytes, "bytes", "Device malloc heap (cudaLimitMallocHeapSize)",
+            "CUDA default 8 MB (CUDA Programming Guide)").max(uint64_t(1) << 36);
+    d.param("max_warp_insts_per_cta", max_warp_insts_per_cta, "warp instructions",
+            "Functional-mode watchdog: a CTA running longer is reported as an endless loop", "simtlab")
+        .min(1000);
+    d.param("watchdog_cycles", watchdog_cycles, "cycles", "Timing-mode deadlock watchdog: cycles without any progress",
+            "simtlab").min(100);
+  }
+};
+
+struct GpuParams {
+  ChipParams gpu;
+  SmParams sm;
+  SimParams sim;
+  void describe(config::Describer& d) {
+    d.group("gpu", gpu, "Chip-level organisation and clocks");
+    d.group("sm", sm, "Streaming multiprocessor resources and pipeline");
+    d.group("sim", sim, "Simulator behaviour");
+  }
+};
+
+}  // namespace simtlab::timing

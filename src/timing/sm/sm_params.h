@@ -1,0 +1,123 @@
+// Per-SM parameters: resource limits (occupancy), pipeline organisation and latencies.
+// Defaults: fermi-gtx480 (D2MA paper Table 1; pipeline numbers from the GPGPU-Sim GTX480
+// configuration, /work/shared/testdata/gpgpusim-SM2_GTX480.config).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "config/describer.h"
+
+namespace simtlab::timing {
+
+/// Latency and initiation interval of one execution class.
+struct UnitTiming {
+  uint32_t latency = 4;
+  uint32_t interval = 1;
+  void describe(config::Describer& d) {
+    const char* src = "GPGPU-Sim GTX480 config -ptx_opcode_latency_*/-ptx_opcode_initiation_* (see sm_params.h)";
+    d.param("latency", latency, "cycles", "Issue-to-writeback latency", src).range(1, 10000);
+    d.param("interval", interval, "cycles", "Initiation interval (cycles before the unit accepts the next warp)", src)
+        .range(1, 10000);
+  }
+};
+
+struct SmParams {
+  // ---- resources (occupancy) ----
+  uint32_t max_threads = 1536;
+  uint32_t max_warps = 48;
+  uint32_t max_ctas = 8;
+  uint32_t registers = 32768;
+  uint32_t reg_alloc_granularity = 64;
+  uint32_t shared_bytes = 49152;
+  uint32_t shared_granularity = 128;
+  uint32_t max_shared_per_block = 49152;
+  uint32_t max_threads_per_block = 1024;
+  uint32_t warp_size = 32;
+  // ---- pipeline ----
+  uint32_t simd_width = 32;           // lanes per SP unit: a warp takes warp_size/simd_width passes
+  uint32_t num_schedulers = 2;
+  std::string scheduler = "gto";
+  uint32_t two_level_active = 6;
+  uint32_t ibuffer_entries = 2;
+  uint32_t fetch_width = 1;
+  uint32_t scoreboard_entries = 0;    // 0 = unlimited pending writes per warp
+  uint32_t num_reg_banks = 16;
+  uint32_t collector_units = 6;
+  uint32_t num_sp_units = 2;
+  uint32_t num_sfu_units = 1;
+  uint32_t num_dp_units = 0;          // 0 = DP instructions run on the SFU (Fermi)
+  uint32_t num_int_units = 0;         // 0 = integer instructions run on the SP units (Fermi)
+  uint32_t num_ldst_units = 1;
+  uint32_t branch_penalty = 0;
+  uint32_t reconvergence_penalty = 0;
+  uint32_t barrier_latency = 1;
+  uint32_t cta_launch_latency = 0;
+  // GTX480 config: int ADD 4/1, MUL 4/2, DIV 145/8, SHFL 32/4; fp ADD/MUL 4/1, MAX 13/2;
+  // dp ADD/MUL 8/8. SFU ops use the fp "MAX" slot (13/2) — an assumption, the config does not
+  // name SFU latencies. Branch 4/1 and tensor 64/32 are assumptions.
+  UnitTiming int_alu{4, 1}, int_mul{4, 2}, int_div{145, 8}, fp32{4, 1}, fp64{8, 8}, sfu{13, 2},
+      branch{4, 1}, warp{32, 4}, tensor{64, 32};
+
+  void describe(config::Describer& d) {
+    const char* t1 = "D2MA paper Table 1";
+    const char* g = "GPGPU-Sim GTX480 config";
+    d.param("max_threads", max_threads, "threads", "Resident threads per SM", t1).range(1, 65536);
+    d.param("max_warps", max_warps, "warps", "Resident warps per SM (warp slots)", "1536 threads / 32").range(1, 2048);
+    d.param("max_ctas", max_ctas, "CTAs", "Resident CTAs per SM", t1).range(1, 256);
+    d.param("registers", registers, "registers", "32-bit registers per SM", t1).range(1, 1u << 24);
+    d.param("reg_alloc_granularity", reg_alloc_granularity, "registers",
+            "Registers are allocated per warp in units of this many (CUDA occupancy calculator, cc 2.x: 64)",
+            "CUDA Occupancy Calculator").range(1, 4096);
+    d.param("shared_bytes", shared_bytes, "bytes", "Shared memory per SM", t1).range(0, 1u << 24);
+    d.param("shared_granularity", shared_granularity, "bytes", "Shared-memory allocation unit per CTA",
+            "CUDA Occupancy Calculator, cc 2.x: 128").range(1, 1u << 16).pow2();
+    d.param("max_shared_per_block", max_shared_per_block, "bytes", "Shared memory one CTA may use", "Fermi: 48 KB")
+        .range(0, 1u << 24);
+    d.param("max_threads_per_block", max_threads_per_block, "threads", "Threads per CTA limit", "CUDA, cc >= 2.0: 1024")
+        .range(1, 65536);
+    d.param("warp_size", warp_size, "threads", "Threads per warp", t1).one_of({32});
+    d.param("simd_width", simd_width, "lanes",
+            "Lanes per SP/INT unit; a warp instruction takes warp_size/simd_width passes (seed 004's warp rows)", t1)
+        .one_of({1, 2, 4, 8, 16, 32});
+    d.param("num_schedulers", num_schedulers, "schedulers", "Warp schedulers per SM (warps are split among them)",
+            g).range(1, 8);
+    d.param("scheduler", scheduler, "", "Warp scheduling policy", t1).one_of({"lrr", "gto", "oldest", "two_level"});
+    d.param("two_level_active", two_level_active, "warps", "Active-pool size per scheduler of the two-level scheduler",
+            "Gebhart et al. 2011 / GPGPU-Sim two_level_active:6").range(1, 64);
+    d.param("ibuffer_entries", ibuffer_entries, "instructions", "Instruction-buffer slots per warp", g).range(1, 16);
+    d.param("fetch_width", fetch_width, "warps/cycle", "Warps the fetch stage serves per cycle", "GPGPU-Sim")
+        .range(1, 8);
+    d.param("scoreboard_entries", scoreboard_entries, "registers",
+            "Pending register writes tracked per warp (0 = unlimited; Coon et al. keep 3-4)", "GPGPU book 3.2")
+        .max(64);
+    d.param("num_reg_banks", num_reg_banks, "banks", "Register-file banks (bank = (reg + warp) mod banks)", g)
+        .range(1, 64);
+    d.param("collector_units", collector_units, "units", "Operand-collector units (instructions gathering operands)",
+            g).range(1, 64);
+    d.param("num_sp_units", num_sp_units, "units", "SP (single-precision / integer) units", g).range(1, 16);
+    d.param("num_sfu_units", num_sfu_units, "units", "Special-function units", g).range(1, 16);
+    d.param("num_dp_units", num_dp_units, "units", "Double-precision units (0: DP runs on the SFU)", g).max(16);
+    d.param("num_int_units", num_int_units, "units", "Integer units (0: integer runs on the SP units)", g).max(16);
+    d.param("num_ldst_units", num_ldst_units, "units", "Load/store units", g).range(1, 4);
+    d.param("branch_penalty", branch_penalty, "cycles", "Extra cycles before a warp may issue after a taken branch",
+            "assumption").max(100);
+    d.param("reconvergence_penalty", reconvergence_penalty, "cycles",
+            "Extra cycles charged when a divergent warp pushes/pops its SIMT stack", "assumption").max(100);
+    d.param("barrier_latency", barrier_latency, "cycles", "Cycles from the last arrival to the release of a barrier",
+            "assumption").range(1, 1000);
+    d.param("cta_launch_latency", cta_launch_latency, "cycles", "Cycles to launch a CTA onto an SM", "assumption")
+        .max(100000);
+    d.group("int_alu", int_alu, "Integer add/logic/shift/compare/move");
+    d.group("int_mul", int_mul, "Integer multiply / multiply-add");
+    d.group("int_div", int_div, "Integer divide / remainder");
+    d.group("fp32", fp32, "Single-precision add/mul/fma");
+    d.group("fp64", fp64, "Double-precision arithmetic");
+    d.group("sfu", sfu, "Transcendentals, reciprocal, square root, f32 divide");
+    d.group("branch", branch, "Branches, calls, returns");
+    d.group("warp", warp, "Warp shuffles, votes, reductions");
+    d.group("tensor", tensor, "Tensor-core matrix operations");
+  }
+};
+
+}  // namespace simtlab::timing
