@@ -187,6 +187,9 @@ struct KF2F : KBase<1> {
       r = fp::bits_of(v);  // every source format is a subset of f64
     } else if constexpr (std::is_same_v<DF, FmtF32> && (R == Round::rn || (M & kCvInt) != 0)) {
       r = fp::bits_of(float(v));  // host conversion in the default rn mode
+    } else if constexpr ((std::is_same_v<DF, FmtF16> || std::is_same_v<DF, FmtBF16>) &&
+                         (R == Round::rn || (M & kCvInt) != 0) && (M & kCvSatf) == 0) {
+      r = fp::encode_rn<DF>(v);
     } else {
       r = fp::encode<DF>(v, R, (M & kCvSatf) != 0);
     }
@@ -228,8 +231,13 @@ struct Pack2Fam {
 /// cvt.{rna,rn,rz}{.relu}{.satfinite}.tf32.f32: the tf32 value as f32 bits (13 low bits 0).
 template <Round R, unsigned M>
 struct KTf32 : KBase<1> {
-  using One = KF2F<FmtTF32, FmtF32, R, M & (kCvRelu | kCvSatf)>;
-  static uint64_t f(uint64_t a) { return fp::tf32_to_reg(One::f(a)); }
+  static uint64_t f(uint64_t a) {
+    uint32_t r = fp::f32_to_tf32(fp::f32_of(uint32_t(a)), R, (M & kCvSatf) != 0);
+    if constexpr ((M & kCvRelu) != 0) {
+      if (r & fp::kSign32) r = 0;  // NaN results are already the (positive) canonical NaN
+    }
+    return r;
+  }
 };
 struct Tf32Fam {
   template <Round R, unsigned M> using K = KTf32<R, M>;

@@ -23,6 +23,13 @@
 #include <limits>
 #include <type_traits>
 
+/// Small kernels the lane loops must inline (GCC otherwise keeps some out of line).
+#if defined(__GNUC__)
+#define SIMTLAB_FP_INLINE [[gnu::always_inline]] inline
+#else
+#define SIMTLAB_FP_INLINE inline
+#endif
+
 namespace simtlab::func::fp {
 
 /// Rounding of a floating-point result. Integer rounding (.rni/.rzi/.rmi/.rpi) maps to
@@ -108,7 +115,7 @@ inline double decode(uint64_t b) {
 }
 
 /// f16 -> f32 bits (exact; NaN payloads are kept, so callers canonicalize where required).
-inline uint32_t f16_to_f32_bits(uint16_t h) {
+SIMTLAB_FP_INLINE uint32_t f16_to_f32_bits(uint16_t h) {
   const uint32_t s = uint32_t(h & 0x8000u) << 16;
   const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
   if (e == 0x1f) return s | 0x7f800000u | (m << 13);
@@ -117,12 +124,12 @@ inline uint32_t f16_to_f32_bits(uint16_t h) {
   const int sh = std::countl_zero(m) - 21;  // moves the leading one to bit 10
   return s | (uint32_t(113 - sh) << 23) | (((m << sh) & 0x3ffu) << 13);
 }
-inline float f16_to_f32(uint16_t h) { return f32_of(f16_to_f32_bits(h)); }
-inline float bf16_to_f32(uint16_t h) { return f32_of(uint32_t(h) << 16); }
+SIMTLAB_FP_INLINE float f16_to_f32(uint16_t h) { return f32_of(f16_to_f32_bits(h)); }
+SIMTLAB_FP_INLINE float bf16_to_f32(uint16_t h) { return f32_of(uint32_t(h) << 16); }
 
 /// Value of a 16-bit float (F = FmtF16 or FmtBF16) as float (exact).
 template <class F>
-inline float half_to_float(uint16_t h) {
+SIMTLAB_FP_INLINE float half_to_float(uint16_t h) {
   if constexpr (std::is_same_v<F, FmtF16>) return f16_to_f32(h);
   else return bf16_to_f32(h);
 }
@@ -221,32 +228,83 @@ inline uint64_t encode(T v, Round r, bool satfinite = false) {
   return round_pack<F>(neg, p.sig, p.exp, false, r, satfinite);
 }
 
-inline uint16_t f32_to_f16(float v, Round r = Round::rn) { return uint16_t(encode<FmtF16>(v, r)); }
-inline uint16_t f64_to_f16(double v, Round r = Round::rn) { return uint16_t(encode<FmtF16>(v, r)); }
-inline uint16_t f32_to_bf16(float v, Round r = Round::rn) { return uint16_t(encode<FmtBF16>(v, r)); }
-inline uint16_t f64_to_bf16(double v, Round r = Round::rn) { return uint16_t(encode<FmtBF16>(v, r)); }
+/// Fast round-to-nearest-even of a double (any value) to an IEEE format F narrower than f32
+/// in precision (f16, bf16): integer-only, same result as encode<F>(v, Round::rn).
+template <class F>
+SIMTLAB_FP_INLINE uint64_t encode_rn(double v) {
+  static_assert(F::ieee && F::M < 23);
+  constexpr uint64_t kMant52 = (uint64_t(1) << 52) - 1;
+  constexpr uint64_t kOvf = uint64_t(1023 + F::bias + 1) << 52;      // 2^(emax + 1)
+  constexpr uint64_t kMinNorm = uint64_t(1023 + 1 - F::bias) << 52;  // 2^emin
+  constexpr int kDrop = 52 - F::M;
+  constexpr int kQ = 1 - F::bias - F::M;  // exponent of the subnormal quantum
+  const uint64_t b = bits_of(v);
+  const uint64_t sign = (b >> 63) ? kSignBit<F> : 0;
+  const uint64_t mag = b & ~kSign64;
+  if (mag >= kOvf) return mag > 0x7ff0000000000000ull ? F::nan : sign | kInfBits<F>;
+  uint64_t h;
+  if (mag >= kMinNorm) {
+    uint64_t t = mag - (uint64_t(1023 - F::bias) << 52);  // rebias the exponent field
+    t += ((uint64_t(1) << (kDrop - 1)) - 1) + ((t >> kDrop) & 1);
+    h = t >> kDrop;  // a carry out of the top binade lands exactly on the Inf encoding
+  } else {
+    const int e = int(mag >> 52);
+    const uint64_t sig = (mag & kMant52) | (e ? uint64_t(1) << 52 : 0);
+    const int shift = (e ? 1075 - e : 1074) + kQ;  // >= 43 for f16, >= 46 for bf16
+    if (shift >= 64) {
+      h = 0;  // below a quarter of the smallest subnormal
+    } else {
+      const uint64_t kept = sig >> shift, rem = sig & ((uint64_t(1) << shift) - 1);
+      const uint64_t half = uint64_t(1) << (shift - 1);
+      h = kept + ((rem > half || (rem == half && (kept & 1))) ? 1 : 0);
+    }
+  }
+  return sign | h;
+}
+
+template <class F, class T>
+inline uint64_t encode_half(T v, Round r) {
+  return r == Round::rn ? encode_rn<F>(double(v)) : encode<F>(v, r);
+}
+inline uint16_t f32_to_f16(float v, Round r = Round::rn) { return uint16_t(encode_half<FmtF16>(v, r)); }
+inline uint16_t f64_to_f16(double v, Round r = Round::rn) { return uint16_t(encode_half<FmtF16>(v, r)); }
+inline uint16_t f32_to_bf16(float v, Round r = Round::rn) { return uint16_t(encode_half<FmtBF16>(v, r)); }
+inline uint16_t f64_to_bf16(double v, Round r = Round::rn) { return uint16_t(encode_half<FmtBF16>(v, r)); }
 /// f64 -> f32 with any rounding (exact software rounding; NaN -> kNaN32).
 inline float f64_to_f32(double v, Round r = Round::rn) { return f32_of(uint32_t(encode<FmtF32>(v, r))); }
 /// tf32 result as stored in a .b32 register.
 inline uint32_t tf32_to_reg(uint64_t tf32bits) { return uint32_t(tf32bits << 13); }
+/// f32 -> tf32 (as stored in a register). rna/rn/rz round in place on the f32 bit pattern
+/// (the subnormal grid is uniform in bit space and carries propagate into the exponent).
 inline uint32_t f32_to_tf32(float v, Round r, bool satfinite = false) {
-  return tf32_to_reg(encode<FmtTF32>(v, r, satfinite));
+  uint32_t b = bits_of(v);
+  const uint32_t mag = b & 0x7fffffffu;
+  if (mag > 0x7f800000u) return 0x7fffe000u;  // NaN
+  if (r == Round::rm || r == Round::rp) return tf32_to_reg(encode<FmtTF32>(v, r, satfinite));
+  if (mag == 0x7f800000u) return satfinite ? (b & kSign32) | 0x7f7fe000u : b;
+  if (r == Round::rna) b += 0x1000u;
+  else if (r == Round::rn) b += 0xfffu + ((b >> 13) & 1);
+  b &= 0xffffe000u;
+  if (satfinite && (b & 0x7fffffffu) == 0x7f800000u) b = (b & kSign32) | 0x7f7fe000u;
+  return b;
 }
 
 // ---- round to odd (exact arithmetic in double for narrow formats) ----------------------------
 
 /// Error of s = rn(a + b): a + b == s + err exactly (Knuth's TwoSum; needs rn mode).
-inline double two_sum_err(double a, double b, double s) {
+SIMTLAB_FP_INLINE double two_sum_err(double a, double b, double s) {
   const double bb = s - a;
   return (a - (s - bb)) + (b - bb);
 }
 /// Round-to-odd of the exact value s + e given s = rn(s + e) (|e| <= half an ulp of s). Rounding
 /// the result to any format with at most 51 significand bits is the same as rounding s + e.
-inline double round_odd(double s, double e) {
-  if (e == 0) return s;
-  const uint64_t b = bits_of(s);
-  if (b & 1) return s;
-  return f64_of(std::signbit(e) == std::signbit(s) ? b + 1 : b - 1);
+/// Branch-free: round-to-odd is round-toward-zero with the last bit set when inexact; the
+/// truncation of s + e is s, or its predecessor in magnitude when e points toward zero.
+SIMTLAB_FP_INLINE double round_odd(double s, double e) {
+  const uint64_t b = bits_of(s), eb = bits_of(e);
+  const uint64_t inexact = (eb << 1) != 0 ? 1 : 0;
+  const uint64_t toward_zero = ((eb ^ b) >> 63) & inexact;
+  return f64_of((b - toward_zero) | inexact);
 }
 
 // ---- flush / saturate helpers ------------------------------------------------------------------
@@ -388,7 +446,7 @@ template <> struct MinMaxTraits<FmtBF16> { static float val(uint64_t b) { return
 /// One min/max step on encodings (already flushed/abs'ed): NaN rules of min_num/min_nan,
 /// -0.0 < +0.0.
 template <class F, bool MAX, bool NANMODE>
-inline uint64_t minmax_step(uint64_t a, uint64_t b) {
+SIMTLAB_FP_INLINE uint64_t minmax_step(uint64_t a, uint64_t b) {
   const bool na = is_nan_bits<F>(a), nb = is_nan_bits<F>(b);
   if (na || nb) {
     if (NANMODE || (na && nb)) return MinMaxTraits<F>::nan;
@@ -401,7 +459,7 @@ inline uint64_t minmax_step(uint64_t a, uint64_t b) {
 
 /// min/max{.ftz}{.NaN}{.xorsign.abs}{.abs} on encodings of F (two inputs).
 template <class F, bool MAX, bool FTZ, bool NANMODE, bool ABS, bool XORSIGN>
-inline uint64_t minmax2(uint64_t a, uint64_t b) {
+SIMTLAB_FP_INLINE uint64_t minmax2(uint64_t a, uint64_t b) {
   a &= kSignBit<F> | kMagMask<F>;
   b &= kSignBit<F> | kMagMask<F>;
   if constexpr (FTZ) {
@@ -448,13 +506,18 @@ inline bool testp_bits(TestP m, uint64_t b) {
 }
 
 // ---- 16-bit (f16 / bf16) arithmetic ----------------------------------------------------------
-// Computed exactly in double (products of two 16-bit values are exact; sums carry their exact
-// error via TwoSum and are rounded to odd), then rounded once to the format with .rn.
+// Computed in double and rounded once to the format with .rn. Products of two 16-bit values
+// are exact in double. A sum that is inexact in double has an exponent gap of more than 45
+// bits between its terms, so the small term is far below half an ulp of the large one (which
+// lies on the 16-bit grid) and both roundings agree; the same holds for f16 fma, whose product
+// could only be that far above the addend beyond the f16 range. bf16 fma is the exception (a
+// 16-bit product can sit exactly on a bf16 midpoint with a tiny addend 2^-133 away), so its sum
+// carries the exact TwoSum error and is rounded to odd before the final rounding.
 
 enum HalfMod : unsigned { kHalfFtz = 1, kHalfSat = 2, kHalfRelu = 4, kHalfOob = 8 };
 
 template <class F, unsigned MODS>
-inline double half_in(uint64_t h) {
+SIMTLAB_FP_INLINE double half_in(uint64_t h) {
   h &= 0xffff;
   if constexpr ((MODS & kHalfFtz) != 0) h = ftz_bits<F>(h);
   return double(half_to_float<F>(uint16_t(h)));
@@ -462,8 +525,8 @@ inline double half_in(uint64_t h) {
 
 /// Final rounding of an exact-or-round-to-odd double to F with the output modifiers.
 template <class F, unsigned MODS>
-inline uint64_t half_out(double v) {
-  uint64_t r = encode<F>(v, Round::rn);
+SIMTLAB_FP_INLINE uint64_t half_out(double v) {
+  uint64_t r = encode_rn<F>(v);
   if constexpr ((MODS & kHalfFtz) != 0) r = ftz_bits<F>(r);
   if constexpr ((MODS & kHalfSat) != 0) r = sat01_bits<F>(r);
   if constexpr ((MODS & kHalfRelu) != 0) r = relu_bits<F>(r);
@@ -471,30 +534,31 @@ inline uint64_t half_out(double v) {
 }
 
 template <class F, unsigned MODS>
-inline uint64_t half_add(uint64_t a, uint64_t b) {
-  const double x = half_in<F, MODS>(a), y = half_in<F, MODS>(b);
-  const double s = x + y;
-  if (!std::isfinite(s)) return half_out<F, MODS>(s);
-  return half_out<F, MODS>(round_odd(s, two_sum_err(x, y, s)));
+SIMTLAB_FP_INLINE uint64_t half_add(uint64_t a, uint64_t b) {
+  return half_out<F, MODS>(half_in<F, MODS>(a) + half_in<F, MODS>(b));
 }
 template <class F, unsigned MODS>
 inline uint64_t half_sub(uint64_t a, uint64_t b) {
   return half_add<F, MODS>(a, (b ^ kSignBit<F>) & 0xffff);
 }
 template <class F, unsigned MODS>
-inline uint64_t half_mul(uint64_t a, uint64_t b) {
-  return half_out<F, MODS>(half_in<F, MODS>(a) * half_in<F, MODS>(b));  // exact product
+SIMTLAB_FP_INLINE uint64_t half_mul(uint64_t a, uint64_t b) {
+  return half_out<F, MODS>(half_in<F, MODS>(a) * half_in<F, MODS>(b));
 }
 template <class F, unsigned MODS>
-inline uint64_t half_fma(uint64_t a, uint64_t b, uint64_t c) {
+SIMTLAB_FP_INLINE uint64_t half_fma(uint64_t a, uint64_t b, uint64_t c) {
   if constexpr ((MODS & kHalfOob) != 0) {
     if ((a & 0xffff) == kOobNaN16 || (b & 0xffff) == kOobNaN16 || (c & 0xffff) == kOobNaN16) return 0;
   }
   const double p = half_in<F, MODS>(a) * half_in<F, MODS>(b);  // exact
   const double z = half_in<F, MODS>(c);
   const double s = p + z;
-  if (!std::isfinite(s)) return half_out<F, MODS>(s);
-  return half_out<F, MODS>(round_odd(s, two_sum_err(p, z, s)));
+  if constexpr (std::is_same_v<F, FmtF16>) {
+    return half_out<F, MODS>(s);
+  } else {
+    if (!std::isfinite(s)) return half_out<F, MODS>(s);
+    return half_out<F, MODS>(round_odd(s, two_sum_err(p, z, s)));
+  }
 }
 template <class F>
 inline uint64_t half_neg(uint64_t a, bool ftz_) {
@@ -513,13 +577,13 @@ template <class F, bool FTZ>
 inline uint64_t half_ex2(uint64_t a) {
   a &= 0xffff;
   if constexpr (FTZ) a = ftz_bits<F>(a);
-  uint64_t r = encode<F>(std::exp2(half_to_float<F>(uint16_t(a))), Round::rn);
+  uint64_t r = encode_rn<F>(std::exp2(double(half_to_float<F>(uint16_t(a)))));
   if constexpr (FTZ) r = ftz_bits<F>(r);
   return r;
 }
 template <class F>
 inline uint64_t half_tanh(uint64_t a) {
-  return encode<F>(std::tanh(half_to_float<F>(uint16_t(a & 0xffff))), Round::rn);
+  return encode_rn<F>(std::tanh(double(half_to_float<F>(uint16_t(a & 0xffff)))));
 }
 
 // ---- conversions -----------------------------------------------------------------------------

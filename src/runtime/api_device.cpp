@@ -132,7 +132,7 @@ int Runtime::occupancy_blocks(const func::Program& k, int block_threads, size_t 
   if (block_threads <= 0) return 0;
   const uint32_t warps = (uint32_t(block_threads) + s.warp_size - 1) / s.warp_size;
   uint32_t limit = s.max_ctas;
-  limit = std::min(limit, s.max_warps / std::max(warps, 1u));
+  limit = std::min(limit, s.num_warps / std::max(warps, 1u));
   limit = std::min(limit, s.max_threads / uint32_t(block_threads));
   uint32_t regs = 0;
   for (const auto& kr : kernels_)

@@ -25,7 +25,7 @@ struct UnitTiming {
 struct SmParams {
   // ---- resources (occupancy) ----
   uint32_t max_threads = 1536;
-  uint32_t max_warps = 48;
+  uint32_t num_warps = 48;
   uint32_t max_ctas = 8;
   uint32_t registers = 32768;
   uint32_t reg_alloc_granularity = 64;
@@ -63,7 +63,7 @@ struct SmParams {
     const char* t1 = "D2MA paper Table 1";
     const char* g = "GPGPU-Sim GTX480 config";
     d.param("max_threads", max_threads, "threads", "Resident threads per SM", t1).range(1, 65536);
-    d.param("max_warps", max_warps, "warps", "Resident warps per SM (warp slots)", "1536 threads / 32").range(1, 2048);
+    d.param("num_warps", num_warps, "warps", "Resident warps per SM (warp slots)", "1536 threads / 32").range(1, 2048);
     d.param("max_ctas", max_ctas, "CTAs", "Resident CTAs per SM", t1).range(1, 256);
     d.param("registers", registers, "registers", "32-bit registers per SM", t1).range(1, 1u << 24);
     d.param("reg_alloc_granularity", reg_alloc_granularity, "registers",

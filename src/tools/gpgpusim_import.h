@@ -1,0 +1,26 @@
+// Import of GPGPU-Sim `gpgpusim.config` files (`simtlab run --gpu path/to/gpgpusim.config`).
+// Every option simtlab models becomes a `--set`-style override on top of the fermi-gtx480
+// preset; every other option is reported (once, in one warning) as ignored. Option meanings:
+// GPGPU-Sim manual and the option descriptions in its gpgpu-sim/gpu-sim.cc (facts only).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/schema.h"
+
+namespace simtlab::tools {
+
+struct GpgpusimImport {
+  std::vector<std::string> overrides;  // "path=value"
+  std::vector<std::string> ignored;    // option names (without the leading '-')
+};
+
+/// True when `path` names an existing file that looks like a gpgpusim.config (by name or by
+/// content: lines starting with "-gpgpu_" or "-ptx_").
+bool is_gpgpusim_config(const std::string& path);
+
+/// Parse the file. Options whose mapped parameter does not exist in `schema` are ignored too.
+GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Schema& schema);
+
+}  // namespace simtlab::tools

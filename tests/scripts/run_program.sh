@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Run one self-checking CUDA test program under `simtlab run` and require exit status 0 and a
+# final output line `PASSED`. Usage: run_program.sh SIMTLAB MODE PROGRAM [extra simtlab args...]
+set -u
+simtlab=$1; mode=$2; prog=$3; shift 3
+out=$("$simtlab" run --quiet --mode "$mode" "$@" -- "$prog" 2>/tmp/simtlab-test-$$.err)
+status=$?
+echo "$out"
+cat /tmp/simtlab-test-$$.err >&2; rm -f /tmp/simtlab-test-$$.err
+if [ $status -ne 0 ]; then echo "FAIL: exit status $status" >&2; exit 1; fi
+last=$(printf '%s\n' "$out" | tail -n 1)
+if [ "$last" != "PASSED" ]; then echo "FAIL: last line is '$last', not PASSED" >&2; exit 1; fi
+exit 0
