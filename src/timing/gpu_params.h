@@ -62,6 +62,7 @@ struct SimParams {
   uint64_t heap_bytes = uint64_t(8) << 20;
   uint64_t max_warp_insts_per_cta = uint64_t(1) << 32;
   uint64_t watchdog_cycles = 1000000;
+  uint32_t fixed_memory_latency = 200;
   void describe(config::Describer& d) {
     d.param("mode", mode, "", "functional: run kernels to completion without timing; timing: cycle-level model",
             "simtlab").one_of({"functional", "timing"});
@@ -74,6 +75,9 @@ struct SimParams {
         .min(1000);
     d.param("watchdog_cycles", watchdog_cycles, "cycles", "Timing-mode deadlock watchdog: cycles without any progress",
             "simtlab").min(100);
+    d.param("fixed_memory_latency", fixed_memory_latency, "cycles",
+            "Latency of every memory request when mem.model=fixed (stand-in memory system)",
+            "assumption: ~200 core cycles, GTX480-class DRAM load latency").range(1, 100000);
   }
 };
 

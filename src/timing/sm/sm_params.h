@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/describer.h"
+#include "timing/mem/cache.h"
 
 namespace simtlab::timing {
 
@@ -58,6 +59,75 @@ struct SmParams {
   // name SFU latencies. Branch 4/1 and tensor 64/32 are assumptions.
   UnitTiming int_alu{4, 1}, int_mul{4, 2}, int_div{145, 8}, fp32{4, 1}, fp64{8, 8}, sfu{13, 2},
       branch{4, 1}, warp{32, 4}, tensor{64, 32};
+  // ---- memory pipeline ----
+  uint32_t smem_banks = 32;
+  uint32_t smem_latency = 26;
+  uint32_t ldst_queue = 2;
+  bool l1d_global = true;
+  uint32_t ifetch_bytes = 8;
+  CacheParams l1d = l1d_defaults(), l1c = l1c_defaults(), l1t = l1t_defaults(), l1i = l1i_defaults();
+
+  static CacheParams l1d_defaults() { return CacheParams{}; }
+  static CacheParams l1c_defaults() {
+    // GTX480 config -gpgpu_const_cache:l1 N:64:64:2 (64 sets x 64 B x 2 ways = 8 KB), no write.
+    CacheParams c;
+    c.size = 8192;
+    c.line = 64;
+    c.assoc = 2;
+    c.mshrs = 2;
+    c.mshr_merge = 32;
+    c.miss_queue = 4;
+    c.hit_latency = Cycle(1);
+    c.index = "linear";
+    c.cite.size = "GTX480 config gpgpu_const_cache:l1 N:64:64:2";
+    c.cite.line = "GTX480 config gpgpu_const_cache:l1 (64 B lines)";
+    c.cite.assoc = "GTX480 config gpgpu_const_cache:l1 (2-way)";
+    c.cite.mshrs = "GTX480 config gpgpu_const_cache:l1 (S:2:32)";
+    c.cite.mshr_merge = "GTX480 config gpgpu_const_cache:l1 (S:2:32)";
+    c.cite.miss_queue = "GTX480 config gpgpu_const_cache:l1 (miss queue 4)";
+    c.cite.hit_latency = "assumption: constant-cache hits are operand-speed (1 cycle)";
+    c.cite.index = "GTX480 config gpgpu_const_cache:l1 (L = linear)";
+    return c;
+  }
+  static CacheParams l1t_defaults() {
+    // GTX480 config -gpgpu_tex_cache:l1 N:4:128:24 (4 sets x 128 B x 24 ways = 12 KB).
+    CacheParams c;
+    c.size = 12288;
+    c.line = 128;
+    c.assoc = 24;
+    c.mshrs = 128;
+    c.mshr_merge = 4;
+    c.miss_queue = 8;
+    c.hit_latency = Cycle(35);
+    c.index = "linear";
+    c.cite.size = "GTX480 config gpgpu_tex_cache:l1 N:4:128:24";
+    c.cite.assoc = "GTX480 config gpgpu_tex_cache:l1 (24-way)";
+    c.cite.mshrs = "GTX480 config gpgpu_tex_cache:l1 (T:128:4)";
+    c.cite.mshr_merge = "GTX480 config gpgpu_tex_cache:l1 (T:128:4)";
+    c.cite.hit_latency = "assumption: as the L1D (gpgpu_l1_latency 35)";
+    c.cite.index = "GTX480 config gpgpu_tex_cache:l1 (L = linear)";
+    return c;
+  }
+  static CacheParams l1i_defaults() {
+    // GTX480 config -gpgpu_cache:il1 N:4:128:4 (4 sets x 128 B x 4 ways = 2 KB).
+    CacheParams c;
+    c.size = 2048;
+    c.line = 128;
+    c.assoc = 4;
+    c.mshrs = 2;
+    c.mshr_merge = 32;
+    c.miss_queue = 4;
+    c.hit_latency = Cycle(1);
+    c.index = "linear";
+    c.cite.size = "GTX480 config gpgpu_cache:il1 N:4:128:4";
+    c.cite.assoc = "GTX480 config gpgpu_cache:il1 (4-way)";
+    c.cite.mshrs = "GTX480 config gpgpu_cache:il1 (S:2:32)";
+    c.cite.mshr_merge = "GTX480 config gpgpu_cache:il1 (S:2:32)";
+    c.cite.miss_queue = "GTX480 config gpgpu_cache:il1 (miss queue 4)";
+    c.cite.hit_latency = "assumption: fetch + decode in one cycle on a hit";
+    c.cite.index = "GTX480 config gpgpu_cache:il1 (L = linear)";
+    return c;
+  }
 
   void describe(config::Describer& d) {
     const char* t1 = "D2MA paper Table 1";
@@ -117,6 +187,20 @@ struct SmParams {
     d.group("branch", branch, "Branches, calls, returns");
     d.group("warp", warp, "Warp shuffles, votes, reductions");
     d.group("tensor", tensor, "Tensor-core matrix operations");
+    d.param("smem_banks", smem_banks, "banks", "Shared-memory banks (4 bytes wide)", "GTX480 config -gpgpu_shmem_num_banks 32")
+        .range(1, 64).pow2();
+    d.param("smem_latency", smem_latency, "cycles", "Shared-memory access latency (conflict-free)",
+            "GTX480 config -gpgpu_smem_latency 26").range(1, 1000);
+    d.param("ldst_queue", ldst_queue, "instructions", "Memory instructions the LD/ST unit buffers",
+            "assumption (GPGPU-Sim: one instruction in the LD/ST pipeline register plus one)").range(1, 64);
+    d.param("l1d_global", l1d_global, "", "Cache global loads in the L1D (Fermi default; false = L2 only)",
+            "GTX480 config -gpgpu_gmem_skip_L1D 0");
+    d.param("ifetch_bytes", ifetch_bytes, "bytes", "Bytes per instruction in the instruction-cache address space",
+            "SASS encodings are 8 bytes (Fermi-Pascal)").range(1, 64);
+    d.group("l1d", l1d, "L1 data cache");
+    d.group("l1c", l1c, "Constant cache (also kernel parameters)");
+    d.group("l1t", l1t, "Texture cache");
+    d.group("l1i", l1i, "Instruction cache");
   }
 };
 

@@ -1,0 +1,64 @@
+// The GPU top level: clock domains, SMs, the memory system and the CTA dispatcher, wired in
+// one place. Gpu is the timing engine behind func::Device::launch(): it runs one kernel launch
+// cycle by cycle to completion and reports its cycles and per-kernel stats. State that real
+// hardware keeps across kernels (L2 contents, simulated time) persists between launches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "func/device.h"
+#include "sim/sim.h"
+#include "stats/group.h"
+#include "timing/gpu_params.h"
+#include "timing/sm/mem_port.h"
+#include "timing/sm/sm.h"
+#include "timing/trace.h"
+
+namespace simtlab::timing {
+
+class MemBackend;
+
+/// Resources one CTA of a launch needs on an SM (occupancy calculation, CUDA Occupancy
+/// Calculator rules: registers per warp rounded up to the allocation granularity, shared
+/// memory rounded up to its granularity).
+CtaNeeds cta_needs(const SmParams& sm, Dim3 block, uint32_t regs_per_thread, uint32_t shared_bytes);
+/// CTAs of that size one SM holds at once (0 = the kernel cannot run).
+uint32_t ctas_per_sm(const SmParams& sm, const CtaNeeds& n);
+
+class Gpu : public func::Engine {
+ public:
+  explicit Gpu(const GpuParams& p);
+  ~Gpu() override;
+
+  func::LaunchResult run(func::Device& dev, func::LaunchState& launch) override;
+
+  void enable_trace(uint64_t window_begin, uint64_t window_end);
+  stats::Group& stats() { return root_; }
+  uint64_t cycle() const { return core_->cycle(); }
+  Sm& sm(uint32_t i) { return *sms_[i]; }
+  const GpuParams& params() const { return p_; }
+
+ private:
+  class Dispatcher;
+
+  GpuParams p_;
+  stats::Group root_{"gpu"};
+  stats::Counter& kernels_;
+  stats::Counter& cycles_;
+  sim::Simulation sim_;
+  sim::ClockDomain* core_ = nullptr;
+  sim::ClockDomain* icnt_ = nullptr;
+  sim::ClockDomain* l2_ = nullptr;
+  sim::ClockDomain* dram_ = nullptr;
+  std::unique_ptr<MemBackend> mem_;
+  std::vector<std::unique_ptr<SmMemPort>> ports_;
+  std::vector<std::unique_ptr<Sm>> sms_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<TraceSink> trace_;
+  uint64_t launches_ = 0;
+};
+
+}  // namespace simtlab::timing

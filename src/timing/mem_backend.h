@@ -1,0 +1,28 @@
+// The memory system as the SMs see it: a factory of per-SM ports. Two implementations:
+//   fixed  every request answered after sim.fixed_memory_latency core cycles (a stand-in for
+//          unit tests and quick functional-timing runs)
+//   full   interconnect + L2 slices + DRAM channels (timing/mem/memory_system.h)
+// selected by mem.model.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "sim/sim.h"
+#include "stats/group.h"
+#include "timing/gpu_params.h"
+#include "timing/sm/mem_port.h"
+
+namespace simtlab::timing {
+
+class MemBackend {
+ public:
+  virtual ~MemBackend() = default;
+  virtual std::unique_ptr<SmMemPort> port(uint32_t sm) = 0;
+};
+
+std::unique_ptr<MemBackend> make_memory_backend(const GpuParams& p, sim::Simulation& sim, sim::ClockDomain& core,
+                                                sim::ClockDomain& icnt, sim::ClockDomain& l2, sim::ClockDomain& dram,
+                                                stats::Group& root);
+
+}  // namespace simtlab::timing

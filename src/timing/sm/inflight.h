@@ -1,0 +1,32 @@
+// An issued warp instruction travelling through the back end (operand collector -> execution
+// unit or LD/ST unit -> writeback).
+#pragma once
+
+#include <cstdint>
+
+#include "func/program.h"
+
+namespace simtlab::timing {
+
+struct WarpSlot;
+
+/// Execution resources an instruction can go to.
+enum class UnitKind : uint8_t { sp, intu, sfu, dp, ldst, count_ };
+
+struct InFlight {
+  WarpSlot* w = nullptr;
+  const func::DInst* d = nullptr;
+  UnitKind unit = UnitKind::sp;
+  uint64_t age = 0;          // issue order (oldest-first arbitration)
+  uint64_t issue_cycle = 0;
+  uint32_t latency = 1;      // execution latency (cycles) of its class
+  uint32_t occupancy = 1;    // cycles the unit stays busy (initiation interval x passes)
+  uint8_t nreads = 0;        // register-bank reads still needed
+  uint8_t read_bank[8] = {};
+  uint8_t ndst = 0;          // registers released at writeback (absolute indices)
+  uint32_t dst[4] = {};
+  bool dst_pred[4] = {};
+  uint32_t lanes = 0;        // active lanes (thread instructions)
+};
+
+}  // namespace simtlab::timing

@@ -1,0 +1,100 @@
+// The LD/ST unit of an SM (GPGPU book 4.1): takes memory instructions after operand
+// collection, turns each warp access into transactions and pushes them through the SM's
+// caches one per cycle.
+//
+//  - Shared memory: 32 banks x 4 bytes (sm.smem_banks); lanes reading the same 32-bit word
+//    share it (broadcast); an n-way bank conflict takes n passes. Latency sm.smem_latency.
+//  - Global/local: coalesced per 128-byte block (Fermi rules, CUDA Programming Guide F.4.2):
+//    cached loads fetch whole lines through the L1D; L1-bypassing loads (.cg/.cs/volatile,
+//    or sm.l1d_global=false), stores and atomics send only the 32-byte sectors touched.
+//    Local memory is interleaved so the same offset of consecutive lanes is contiguous.
+//  - Constant and kernel-parameter loads go through the constant cache; each distinct
+//    32-bit word in a warp costs one access (broadcast of equal addresses).
+//  - Texture fetches go through the texture cache, one access per 128-byte block.
+// One transaction enters a cache per cycle; a reservation failure (MSHRs full, ...) retries
+// the next cycle. An instruction completes when its last transaction returns.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "func/record.h"
+#include "stats/group.h"
+#include "timing/mem/cache.h"
+#include "timing/sm/inflight.h"
+#include "timing/sm/mem_port.h"
+
+namespace simtlab::timing {
+
+struct SmParams;
+
+class LdstUnit {
+ public:
+  using Complete = std::function<void(const InFlight&, uint64_t cycle)>;
+
+  LdstUnit(const SmParams& p, uint32_t sm_id, stats::Group& sm_stats, SmMemPort* port, Complete on_complete);
+  ~LdstUnit();
+
+  bool can_accept() const { return queue_.size() < queue_cap_; }
+  /// Queue a memory instruction (after its operands were collected) with its access record.
+  void accept(const InFlight& f, const func::WarpInstRecord& rec, uint64_t now);
+  /// One cycle: memory responses, cache completions, misses downward, next transaction.
+  /// Returns whether anything happened.
+  bool tick(uint64_t now);
+  /// Nothing queued or in flight.
+  bool idle() const;
+  /// Route an instruction-fetch miss response (the SM owns the I-cache).
+  std::function<void(const MemResp&, uint64_t)> on_ifetch_response;
+
+  Cache& l1d() { return *l1d_; }
+  Cache& l1c() { return *l1c_; }
+  Cache& l1t() { return *l1t_; }
+  /// Per-thread local memory bytes of the current launch (for address interleaving).
+  void set_local_bytes(uint32_t b) { local_bytes_ = b; }
+
+ private:
+  struct Entry {
+    InFlight f;
+    func::MemSpace space = func::MemSpace::none;
+    std::vector<MemReq> txns;   // transactions still to send into a cache
+    size_t next = 0;
+    uint32_t outstanding = 0;   // sent, not yet answered
+    uint32_t passes = 0;        // shared memory: remaining passes
+    uint64_t done_at = 0;       // shared memory completion cycle
+    bool generated = false;
+    bool waits_for_data = true; // loads/atomics complete on responses; stores when sent
+    bool live = false;
+  };
+
+  void generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now);
+  void finish_txn(uint64_t id, uint64_t now);
+  bool send_txn(Entry& e, uint64_t now);
+
+  const SmParams& p_;
+  uint32_t sm_;
+  SmMemPort* port_;
+  Complete complete_;
+  std::unique_ptr<Cache> l1d_, l1c_, l1t_;
+  std::vector<Entry> table_;
+  std::vector<uint32_t> free_;
+  std::deque<uint32_t> queue_;   // accepted, in order; head is being sent
+  size_t queue_cap_ = 2;
+  uint64_t next_id_ = 1;
+  uint32_t local_bytes_ = 0;
+  uint64_t smem_busy_until_ = 0;
+
+  stats::Group& g_;
+  stats::Counter& mem_insts_;
+  stats::Counter& transactions_;
+  stats::Counter& shared_accesses_;
+  stats::Counter& shared_passes_;
+  stats::Counter& shared_conflict_cycles_;
+  stats::Counter& reservation_stalls_;
+  stats::Counter& port_stalls_;
+  stats::Histogram& load_latency_;
+};
+
+}  // namespace simtlab::timing

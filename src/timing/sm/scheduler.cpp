@@ -1,0 +1,23 @@
+#include "timing/sm/scheduler.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "timing/sm/warp_slot.h"
+
+namespace simtlab::timing {
+
+std::unique_ptr<WarpScheduler> make_lrr_scheduler();
+std::unique_ptr<WarpScheduler> make_gto_scheduler();
+std::unique_ptr<WarpScheduler> make_oldest_scheduler();
+std::unique_ptr<WarpScheduler> make_two_level_scheduler(uint32_t active);
+
+std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy, uint32_t two_level_active) {
+  if (policy == "lrr") return make_lrr_scheduler();
+  if (policy == "gto") return make_gto_scheduler();
+  if (policy == "oldest") return make_oldest_scheduler();
+  if (policy == "two_level") return make_two_level_scheduler(two_level_active);
+  fatal("sm.scheduler: unknown warp scheduling policy '{}'", policy);
+}
+
+}  // namespace simtlab::timing

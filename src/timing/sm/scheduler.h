@@ -1,0 +1,40 @@
+// Warp schedulers behind one interface. Each SM has num_schedulers of them; warps are
+// assigned to scheduler (hw warp slot % num_schedulers). Every cycle the SM asks each
+// scheduler for its warps in priority order and issues the first that can issue.
+//
+// Policies (one file each, registered in scheduler.cpp):
+//   lrr       loose round robin: start after the warp that issued last (GPGPU book 3.1.3)
+//   gto       greedy-then-oldest: keep the last warp while it can issue, then oldest first
+//             (Rogers et al., MICRO 2012)
+//   oldest    always oldest (earliest launched) first
+//   two_level active pool of `two_level_active` warps scheduled LRR; a warp that stalls on a
+//             long-latency operation leaves the pool and the oldest pending warp enters
+//             (Gebhart et al., ISCA 2011; Narasiman et al., MICRO 2011)
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace simtlab::timing {
+
+struct WarpSlot;
+
+class WarpScheduler {
+ public:
+  virtual ~WarpScheduler() = default;
+  virtual void add(WarpSlot* w) = 0;
+  virtual void remove(WarpSlot* w) = 0;
+  /// Warps in priority order for this cycle (the vector is reused; valid until next call).
+  virtual const std::vector<WarpSlot*>& order() = 0;
+  /// `w` issued an instruction this cycle.
+  virtual void issued(WarpSlot* w) = 0;
+  /// `w` could not issue because of a long-latency dependency (two-level demotes it).
+  virtual void long_stall(WarpSlot* w) { (void)w; }
+};
+
+/// Create a scheduler by policy name (throws UserError on an unknown name).
+std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy, uint32_t two_level_active);
+
+}  // namespace simtlab::timing

@@ -1,0 +1,511 @@
+#include "timing/sm/sm.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/bits.h"
+#include "base/error.h"
+#include "timing/trace.h"
+
+namespace simtlab::timing {
+
+using ptx::ExecClass;
+
+namespace {
+std::vector<std::string> exec_class_labels() {
+  std::vector<std::string> v;
+  for (unsigned i = 0; i < unsigned(ExecClass::count_); ++i) v.emplace_back(ptx::exec_class_name(ExecClass(i)));
+  return v;
+}
+}  // namespace
+
+Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
+    : sim::Component(fmt::format("sm[{}]", id)),
+      id_(id),
+      p_(p),
+      port_(port),
+      g_(fmt::format("sm[{}]", id), &parent),
+      cycles_(g_.counter("cycles", "cycles", "Core cycles simulated while the SM was awake")),
+      active_cycles_(g_.counter("active_cycles", "cycles", "Cycles with at least one resident CTA")),
+      warp_insts_(g_.counter("warp_insts", "warp instructions", "Warp instructions issued")),
+      thread_insts_(g_.counter("thread_insts", "thread instructions", "Thread instructions executed (active lanes)")),
+      issue_slots_(g_.counter("issue_slots", "slots", "Scheduler issue slots (schedulers x cycles)")),
+      stalls_(g_.vector("stall", "slots", "Why each scheduler slot did or did not issue (sums to issue_slots)",
+                        stall_labels())),
+      resident_warp_cycles_(g_.counter("resident_warp_cycles", "warp-cycles", "Sum over cycles of resident warps")),
+      ctas_launched_(g_.counter("ctas", "CTAs", "CTAs run on this SM")),
+      bank_conflicts_(g_.counter("reg_bank_conflicts", "cycles", "Operand reads delayed by a register-bank conflict")),
+      divergent_branches_(g_.counter("divergent_branches", "branches", "Branches that split a warp")),
+      inst_classes_(g_.vector("inst_class", "warp instructions", "Issued warp instructions by execution class",
+                              exec_class_labels())),
+      fetches_(g_.counter("fetches", "accesses", "Instruction-buffer refills")),
+      icache_misses_(g_.counter("icache_stall_fetches", "accesses", "Fetches that missed or were refused by the I-cache")) {
+  g_.ratio("ipc", "thread inst/cycle", "Thread instructions per active cycle", "thread_insts", "active_cycles");
+  g_.ratio("warp_ipc", "warp inst/cycle", "Warp instructions per active cycle", "warp_insts", "active_cycles");
+  g_.ratio("occupancy", "warps", "Average resident warps per active cycle", "resident_warp_cycles", "active_cycles");
+  g_.ratio("simd_efficiency", "lanes/warp inst", "Average active lanes per warp instruction", "thread_insts", "warp_insts");
+  g_.ratio("issue_utilization", "", "Fraction of issue slots that issued", "stall::issued", "issue_slots");
+  warps_.resize(p_.num_warps);
+  for (uint32_t i = 0; i < p_.num_warps; ++i) {
+    warps_[i].slot = i;
+    warps_[i].sched = i % p_.num_schedulers;
+  }
+  ctas_.resize(p_.max_ctas);
+  for (uint32_t s = 0; s < p_.num_schedulers; ++s) scheds_.push_back(make_scheduler(p_.scheduler, p_.two_level_active));
+  auto add_units = [&](UnitKind k, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) units_.push_back(Unit{k, 0});
+    units_of_kind_[size_t(k)] = n;
+  };
+  add_units(UnitKind::sp, p_.num_sp_units);
+  add_units(UnitKind::intu, p_.num_int_units);
+  add_units(UnitKind::sfu, p_.num_sfu_units);
+  add_units(UnitKind::dp, p_.num_dp_units);
+  units_of_kind_[size_t(UnitKind::ldst)] = p_.num_ldst_units;
+  collectors_.resize(p_.collector_units);
+  mem_recs_.resize(p_.collector_units);
+  wheel_.resize(kWheel);
+  bank_busy_.assign(p_.num_reg_banks, 0);
+  ldst_ = std::make_unique<LdstUnit>(p_, id_, g_, port_, [this](const InFlight& f, uint64_t now) { complete(f, now); });
+  l1i_ = std::make_unique<Cache>("l1i", p_.l1i, g_);
+  ldst_->on_ifetch_response = [this](const MemResp& r, uint64_t now) { l1i_->fill(r, now); };
+  passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
+}
+
+Sm::~Sm() = default;
+
+UnitKind Sm::unit_for(ExecClass c) const {
+  switch (c) {
+    case ExecClass::int_alu: case ExecClass::int_mul: case ExecClass::int_div:
+      return p_.num_int_units ? UnitKind::intu : UnitKind::sp;
+    case ExecClass::fp64: return p_.num_dp_units ? UnitKind::dp : UnitKind::sfu;
+    case ExecClass::sfu: case ExecClass::tensor: return UnitKind::sfu;
+    case ExecClass::mem: return UnitKind::ldst;
+    default: return UnitKind::sp;
+  }
+}
+
+const UnitTiming& Sm::timing_for(ExecClass c) const {
+  switch (c) {
+    case ExecClass::int_alu: return p_.int_alu;
+    case ExecClass::int_mul: return p_.int_mul;
+    case ExecClass::int_div: return p_.int_div;
+    case ExecClass::fp32: return p_.fp32;
+    case ExecClass::fp64: return p_.fp64;
+    case ExecClass::sfu: return p_.sfu;
+    case ExecClass::branch: return p_.branch;
+    case ExecClass::warp: return p_.warp;
+    case ExecClass::tensor: return p_.tensor;
+    default: return p_.int_alu;
+  }
+}
+
+void Sm::begin_kernel(const func::LaunchState* launch, func::ExecContext base_cx, uint64_t code_base) {
+  launch_ = launch;
+  cx_ = base_cx;
+  code_base_ = code_base;
+  ldst_->set_local_bytes(launch->local_bytes_per_thread);
+}
+
+bool Sm::fits(const CtaNeeds& n) const {
+  return resident_ctas_ < p_.max_ctas && used_warps_ + n.warps <= p_.num_warps &&
+         used_threads_ + n.threads <= p_.max_threads && used_regs_ + n.regs <= p_.registers &&
+         used_shared_ + n.shared <= p_.shared_bytes;
+}
+
+void Sm::launch_cta(const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now) {
+  auto it = std::find_if(ctas_.begin(), ctas_.end(), [](const CtaSlot& c) { return !c.active; });
+  SIMTLAB_ASSERT(it != ctas_.end(), "launch_cta without a free CTA slot");
+  CtaSlot& c = *it;
+  if (!c.cta) c.cta = std::make_unique<func::Cta>();
+  func::init_cta(*c.cta, *launch_, ctaid, linear_id, id_);
+  c.active = true;
+  c.warps = uint32_t(c.cta->warps.size());
+  c.live_warps = c.warps;
+  c.regs = n.regs;
+  c.shared = n.shared;
+  c.threads = n.threads;
+  c.start_cycle = now;
+  used_threads_ += n.threads;
+  used_warps_ += n.warps;
+  used_regs_ += n.regs;
+  used_shared_ += n.shared;
+  ++resident_ctas_;
+  ++ctas_launched_;
+  const uint32_t nregs = launch_->prog->max_regs, npreds = launch_->prog->max_preds;
+  uint32_t wi = 0;
+  for (WarpSlot& w : warps_) {
+    if (wi == c.warps) break;
+    if (w.active) continue;
+    func::Warp& fw = *c.cta->warps[wi++];
+    fw.hw_warp_id = w.slot;
+    w.fw = &fw;
+    w.cta = &c;
+    w.active = true;
+    w.func_done = fw.done();
+    w.age = age_++;
+    w.ibuf = 0;
+    w.ibuf_ready = 0;
+    w.fetch_pending = false;
+    ++w.fetch_gen;
+    w.redirect = false;
+    w.ready_at = now + p_.cta_launch_latency;
+    w.was_at_barrier = false;
+    w.inflight = 0;
+    w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
+    w.pend_pred.assign(std::max<uint32_t>(npreds, 1), 0);
+    w.pending_writes = 0;
+    if (w.func_done) {
+      retire_warp(w);
+      continue;
+    }
+    scheds_[w.sched]->add(&w);
+  }
+  if (trace_) trace_->cta_begin(id_, linear_id, now);
+  wake();
+}
+
+uint32_t Sm::take_finished_ctas() {
+  const uint32_t n = finished_ctas_;
+  finished_ctas_ = 0;
+  return n;
+}
+
+void Sm::retire_warp(WarpSlot& w) {
+  scheds_[w.sched]->remove(&w);
+  w.active = false;
+  CtaSlot& c = *w.cta;
+  --used_warps_;
+  if (--c.live_warps == 0) {
+    used_threads_ -= c.threads;
+    used_regs_ -= c.regs;
+    used_shared_ -= c.shared;
+    --resident_ctas_;
+    ++finished_ctas_;
+    c.active = false;
+    if (trace_) trace_->cta_end(id_, c.cta->linear_id, cycle());
+  }
+}
+
+bool Sm::hazard(const WarpSlot& w, const func::DInst& d) const {
+  const func::Frame& fr = w.fw->frame();
+  for (unsigned i = 0; i < d.nsrc; ++i) {
+    const uint16_t s = d.src[i];
+    if (s >= func::kPredSlotBase) {
+      const uint32_t a = fr.pred_base + (s - func::kPredSlotBase);
+      if (a < w.pend_pred.size() && w.pend_pred[a]) return true;
+    } else {
+      const uint32_t a = fr.reg_base + s;
+      if (a < w.pend_reg.size() && w.pend_reg[a]) return true;
+    }
+  }
+  for (unsigned i = 0; i < d.ndst; ++i) {
+    const uint16_t s = d.dst[i];
+    if (s >= func::kPredSlotBase) {
+      const uint32_t a = fr.pred_base + (s - func::kPredSlotBase);
+      if (a < w.pend_pred.size() && w.pend_pred[a]) return true;
+    } else {
+      const uint32_t a = fr.reg_base + s;
+      if (a < w.pend_reg.size() && w.pend_reg[a]) return true;
+    }
+  }
+  if (p_.scoreboard_entries && w.pending_writes + d.ndst > p_.scoreboard_entries) return true;
+  return false;
+}
+
+Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
+  *issued = false;
+  if (!w.active || w.func_done) return Stall::idle;
+  func::Warp& fw = *w.fw;
+  if (fw.at_barrier) {
+    w.was_at_barrier = true;
+    return Stall::barrier;
+  }
+  if (w.was_at_barrier) {
+    w.was_at_barrier = false;
+    w.ready_at = std::max(w.ready_at, now + p_.barrier_latency - 1);
+  }
+  if (now < w.ready_at) return Stall::barrier;
+  if (w.ibuf == 0 || now < w.ibuf_ready) return w.redirect ? Stall::control : Stall::fetch;
+  const uint32_t pc = fw.pc();
+  const func::DInst& d = launch_->prog->code[pc];
+  if (hazard(w, d)) return Stall::scoreboard;
+  if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+  const UnitKind uk = unit_for(d.exec);
+  const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
+  if (waiting_dispatch_[size_t(uk)] >= cap) return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
+
+  // Issue: compute destination registers in the frame the instruction executes in.
+  InFlight f;
+  f.w = &w;
+  f.d = &d;
+  f.unit = uk;
+  f.age = issue_seq_++;
+  f.issue_cycle = now;
+  const UnitTiming& t = timing_for(d.exec);
+  const uint32_t passes = (uk == UnitKind::sp || uk == UnitKind::intu) ? passes_ : 1;
+  f.latency = t.latency + passes - 1;
+  f.occupancy = t.interval * passes;
+  const func::Frame fr = fw.frame();
+  for (unsigned i = 0; i < d.nsrc && f.nreads < 8; ++i)
+    if (d.src[i] < func::kPredSlotBase) f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + d.src[i], w.slot));
+  for (unsigned i = 0; i < d.ndst; ++i) {
+    const bool pred = d.dst[i] >= func::kPredSlotBase;
+    const uint32_t a = pred ? fr.pred_base + (d.dst[i] - func::kPredSlotBase) : fr.reg_base + d.dst[i];
+    f.dst[f.ndst] = a;
+    f.dst_pred[f.ndst] = pred;
+    ++f.ndst;
+    auto& v = pred ? w.pend_pred : w.pend_reg;
+    if (a >= v.size()) v.resize(a + 1, 0);
+    ++v[a];
+    ++w.pending_writes;
+  }
+  // Execute functionally (execute-at-issue).
+  cx_.cycle = now;
+  cx_.cta = w.cta->cta.get();
+  func::step(cx_, fw, &rec_);
+  f.lanes = rec_.exec;
+  ++w.inflight;
+  ++w.insts;
+  ++warp_insts_;
+  thread_insts_ += uint64_t(__builtin_popcount(rec_.active));
+  ++inst_classes_[size_t(d.exec)];
+  if (trace_) trace_->warp_issue(id_, w.slot, now, pc);
+  // Instruction buffer and control flow.
+  if (w.ibuf) --w.ibuf;
+  if (rec_.warp_done) {
+    w.func_done = true;
+  } else if (rec_.next_pc != pc + 1) {
+    w.ibuf = 0;
+    w.redirect = true;
+    w.fetch_pending = false;
+    ++w.fetch_gen;
+    if (rec_.branch && p_.branch_penalty) w.ready_at = now + 1 + p_.branch_penalty;
+  }
+  if (rec_.divergent) {
+    ++divergent_branches_;
+    if (p_.reconvergence_penalty) w.ready_at = std::max(w.ready_at, now + 1 + p_.reconvergence_penalty);
+  }
+  if (fw.at_barrier) w.was_at_barrier = true;
+  // Into a collector unit.
+  for (size_t i = 0; i < collectors_.size(); ++i) {
+    if (collectors_[i].w) continue;
+    collectors_[i] = f;
+    if (uk == UnitKind::ldst) mem_recs_[i] = rec_;
+    ++collectors_busy_;
+    ++waiting_dispatch_[size_t(uk)];
+    break;
+  }
+  *issued = true;
+  return Stall::issued;
+}
+
+void Sm::issue(uint64_t now) {
+  for (auto& s : scheds_) {
+    Stall best = Stall::idle;
+    bool issued = false;
+    for (WarpSlot* w : s->order()) {
+      const Stall r = try_issue(*w, now, &issued);
+      if (issued) {
+        s->issued(w);
+        break;
+      }
+      if (r == Stall::scoreboard && w->pending_writes) {
+        // A dependency on a pending load is a long stall for the two-level scheduler.
+        s->long_stall(w);
+      }
+      if (r < best) best = r;
+    }
+    ++stalls_[size_t(issued ? Stall::issued : best)];
+    if (issued) last_progress_ = now;
+  }
+}
+
+void Sm::collect(uint64_t now) {
+  if (!collectors_busy_) return;
+  // Oldest first; one read per bank per cycle; banks written back this cycle are blocked.
+  std::vector<uint8_t>& used = bank_scratch_;
+  used.assign(p_.num_reg_banks, 0);
+  for (uint32_t b = 0; b < p_.num_reg_banks; ++b) used[b] = bank_busy_[b];
+  order_scratch_.clear();
+  for (uint32_t i = 0; i < collectors_.size(); ++i)
+    if (collectors_[i].w && collectors_[i].nreads) order_scratch_.push_back(i);
+  std::sort(order_scratch_.begin(), order_scratch_.end(),
+            [&](uint32_t a, uint32_t b) { return collectors_[a].age < collectors_[b].age; });
+  for (uint32_t i : order_scratch_) {
+    InFlight& f = collectors_[i];
+    uint8_t left = 0;
+    bool blocked = false;
+    for (uint8_t k = 0; k < f.nreads; ++k) {
+      const uint8_t b = f.read_bank[k];
+      if (!used[b]) {
+        used[b] = 1;
+      } else {
+        f.read_bank[left++] = b;
+        blocked = true;
+      }
+    }
+    f.nreads = left;
+    if (blocked) ++bank_conflicts_;
+  }
+}
+
+void Sm::dispatch(uint64_t now) {
+  if (!collectors_busy_) return;
+  order_scratch_.clear();
+  for (uint32_t i = 0; i < collectors_.size(); ++i)
+    if (collectors_[i].w && collectors_[i].nreads == 0) order_scratch_.push_back(i);
+  std::sort(order_scratch_.begin(), order_scratch_.end(),
+            [&](uint32_t a, uint32_t b) { return collectors_[a].age < collectors_[b].age; });
+  for (uint32_t i : order_scratch_) {
+    InFlight& f = collectors_[i];
+    if (f.unit == UnitKind::ldst) {
+      if (!ldst_->can_accept()) continue;
+      ldst_->accept(f, mem_recs_[i], now);
+    } else {
+      Unit* u = nullptr;
+      for (Unit& c : units_)
+        if (c.kind == f.unit && c.free_at <= now) {
+          u = &c;
+          break;
+        }
+      if (!u) continue;
+      u->free_at = now + f.occupancy;
+      schedule_writeback(f, now + f.latency);
+    }
+    --waiting_dispatch_[size_t(f.unit)];
+    --collectors_busy_;
+    f.w = nullptr;
+  }
+}
+
+void Sm::schedule_writeback(const InFlight& f, uint64_t cycle) {
+  Writeback wb;
+  wb.warp = f.w->slot;
+  wb.ndst = f.ndst;
+  for (unsigned i = 0; i < f.ndst; ++i) {
+    wb.dst[i] = f.dst[i];
+    wb.dst_pred[i] = f.dst_pred[i];
+  }
+  SIMTLAB_ASSERT(cycle - cycle_now_ < kWheel, "latency exceeds the writeback wheel");
+  wheel_[cycle % kWheel].push_back(wb);
+  ++wheel_pending_;
+}
+
+void Sm::complete(const InFlight& f, uint64_t now) {
+  // Memory results write back in the cycle they return.
+  Writeback wb;
+  wb.warp = f.w->slot;
+  wb.ndst = f.ndst;
+  for (unsigned i = 0; i < f.ndst; ++i) {
+    wb.dst[i] = f.dst[i];
+    wb.dst_pred[i] = f.dst_pred[i];
+  }
+  release(wb, now);
+}
+
+void Sm::release(const Writeback& wb, uint64_t now) {
+  WarpSlot& w = warps_[wb.warp];
+  for (unsigned i = 0; i < wb.ndst; ++i) {
+    auto& v = wb.dst_pred[i] ? w.pend_pred : w.pend_reg;
+    if (v[wb.dst[i]]) --v[wb.dst[i]];
+    if (w.pending_writes) --w.pending_writes;
+    if (!wb.dst_pred[i]) bank_busy_[bank_of(wb.dst[i], w.slot)] = 1;
+  }
+  --w.inflight;
+  last_progress_ = now;
+  if (w.func_done && w.inflight == 0 && w.active) retire_warp(w);
+}
+
+void Sm::writeback(uint64_t now) {
+  std::fill(bank_busy_.begin(), bank_busy_.end(), 0);
+  if (!wheel_pending_) return;
+  auto& slot = wheel_[now % kWheel];
+  if (slot.empty()) return;
+  std::vector<Writeback> due;
+  due.swap(slot);
+  wheel_pending_ -= uint32_t(due.size());
+  for (const Writeback& wb : due) release(wb, now);
+}
+
+void Sm::fetch(uint64_t now) {
+  // Completed fills refill instruction buffers.
+  while (l1i_->has_ready(now)) {
+    const MemReq r = l1i_->pop_ready(now);
+    WarpSlot& w = warps_[uint32_t(r.id >> 32)];
+    if (w.active && w.fetch_pending && (r.id & 0xffffffffu) == (w.fetch_gen & 0xffffffffu)) {
+      w.fetch_pending = false;
+      w.ibuf = p_.ibuffer_entries;
+      w.ibuf_ready = now;
+      w.redirect = false;
+    }
+  }
+  if (l1i_->has_miss() && port_->can_send()) port_->send(l1i_->pop_miss());
+  // Start fetches (round robin over warp slots).
+  uint32_t started = 0;
+  const uint32_t n = uint32_t(warps_.size());
+  for (uint32_t k = 0; k < n && started < p_.fetch_width; ++k) {
+    WarpSlot& w = warps_[(fetch_rr_ + k) % n];
+    if (!w.active || w.func_done || w.fetch_pending || w.ibuf > 1 || w.fw->at_barrier) continue;
+    if (w.ibuf == 1 && now < w.ibuf_ready) continue;
+    MemReq r;
+    r.id = (uint64_t(w.slot) << 32) | (w.fetch_gen & 0xffffffffu);
+    const uint32_t pc = w.fw->pc() + w.ibuf;
+    const Addr a = code_base_ + uint64_t(pc) * p_.ifetch_bytes;
+    r.addr = a & ~Addr(p_.l1i.line - 1);
+    r.bytes = p_.l1i.line;
+    r.kind = AccessKind::inst_fetch;
+    r.sm = uint16_t(id_);
+    r.issue_cycle = now;
+    const AccessResult res = l1i_->access(r, now);
+    ++fetches_;
+    if (!res.accepted()) {
+      ++icache_misses_;
+      continue;
+    }
+    if (res.status != AccessStatus::hit) ++icache_misses_;
+    w.fetch_pending = true;
+    ++started;
+    fetch_rr_ = (w.slot + 1) % n;
+  }
+}
+
+bool Sm::tick() {
+  const uint64_t now = cycle();
+  cycle_now_ = now;
+  writeback(now);
+  const bool mem = ldst_->tick(now);
+  issue(now);
+  collect(now);
+  dispatch(now);
+  fetch(now);
+  ++cycles_;
+  if (resident_ctas_) {
+    ++active_cycles_;
+    resident_warp_cycles_ += used_warps_;
+  }
+  issue_slots_ += p_.num_schedulers;
+  if (mem) last_progress_ = now;
+  if (!resident_ctas_ && !collectors_busy_ && !wheel_pending_ && ldst_->idle() && l1i_->idle()) sleep();
+  return last_progress_ == now;
+}
+
+std::string Sm::dump_state() const {
+  std::string s = fmt::format("SM {}: {} CTAs, {} warps resident, {} collector units busy\n", id_, resident_ctas_,
+                              used_warps_, collectors_busy_);
+  for (const WarpSlot& w : warps_) {
+    if (!w.active) continue;
+    const func::Warp& fw = *w.fw;
+    std::string state;
+    if (w.func_done) state = fmt::format("finished, {} instructions in flight", w.inflight);
+    else if (fw.at_barrier) state = fmt::format("waiting at barrier {}", fw.barrier_id);
+    else if (w.pending_writes) state = fmt::format("{} pending register writes", w.pending_writes);
+    else if (w.ibuf == 0) state = "waiting for instruction fetch";
+    else state = "ready";
+    s += fmt::format("  warp slot {} (CTA {}, warp {}): pc {} {} — {}\n", w.slot, w.cta->cta->linear_id, fw.index,
+                     fw.pc(), w.func_done ? "" : launch_->prog->where(fw.pc()), state);
+  }
+  return s;
+}
+
+}  // namespace simtlab::timing

@@ -1,0 +1,165 @@
+// One streaming multiprocessor (GPGPU book chapter 3): a sim::Component in the core clock
+// domain. Each cycle, in this order:
+//   writeback  results whose latency elapsed release their scoreboard entries
+//   ldst       the LD/ST unit moves memory transactions through the L1 caches
+//   issue      each scheduler picks a warp whose next instruction is decoded, has no
+//              scoreboard hazard and finds a free operand-collector unit; the instruction is
+//              executed functionally at issue (func::step) and enters the collector
+//   collect    collector units read source registers, one read per register bank per cycle
+//              (bank = (register + warp slot) mod banks); writebacks take precedence
+//   dispatch   fully collected instructions go to a free execution unit (oldest first)
+//   fetch      one warp per cycle refills its instruction buffer from the I-cache
+// Timing never computes values: the functional executor does at issue.
+//
+// Contract of the latencies (sm.<class>.latency): a dependent instruction can issue exactly
+// `latency` cycles after its producer issued, when operands are read without bank conflicts
+// and the unit was free. Narrow SIMD units (simd_width < warp_size) take
+// warp_size/simd_width passes: the unit is busy interval x passes cycles and the result is
+// passes-1 cycles later.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "func/executor.h"
+#include "func/warp.h"
+#include "sim/sim.h"
+#include "stats/group.h"
+#include "timing/sm/inflight.h"
+#include "timing/sm/ldst.h"
+#include "timing/sm/scheduler.h"
+#include "timing/sm/sm_params.h"
+#include "timing/sm/stall.h"
+#include "timing/sm/warp_slot.h"
+
+namespace simtlab::timing {
+
+class TraceSink;
+
+/// A CTA resident on an SM: its functional state and its share of the SM's resources.
+struct CtaSlot {
+  std::unique_ptr<func::Cta> cta;
+  uint32_t warps = 0;
+  uint32_t live_warps = 0;
+  uint32_t regs = 0;         // registers allocated
+  uint32_t shared = 0;       // shared bytes allocated
+  uint32_t threads = 0;
+  uint64_t start_cycle = 0;
+  bool active = false;
+};
+
+/// Per-CTA resource needs of the current kernel (computed by the dispatcher).
+struct CtaNeeds {
+  uint32_t threads = 0, warps = 0, regs = 0, shared = 0;
+};
+
+class Sm : public sim::Component {
+ public:
+  Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port);
+  ~Sm() override;
+
+  bool tick() override;
+
+  /// Start a kernel on this SM (its functional context; shared by all CTAs of the launch).
+  void begin_kernel(const func::LaunchState* launch, func::ExecContext base_cx, uint64_t code_base);
+  /// Can the SM host another CTA needing `n`?
+  bool fits(const CtaNeeds& n) const;
+  /// Place a CTA (functional state already initialised by the caller is created here).
+  void launch_cta(const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now);
+  /// CTAs finished since the last call (the dispatcher frees their slots' bookkeeping).
+  uint32_t take_finished_ctas();
+  bool busy() const { return resident_ctas_ > 0 || !ldst_->idle(); }
+  uint32_t resident_ctas() const { return resident_ctas_; }
+  uint32_t id() const { return id_; }
+  /// Per-warp state dump for deadlock reports.
+  std::string dump_state() const;
+  /// Cycle of the last progress (issue, writeback or memory activity).
+  uint64_t last_progress() const { return last_progress_; }
+  void set_trace(TraceSink* t) { trace_ = t; }
+  uint64_t warp_insts() const { return warp_insts_.value; }
+  uint64_t thread_insts() const { return thread_insts_.value; }
+  LdstUnit& ldst() { return *ldst_; }
+
+ private:
+  struct Writeback {
+    uint32_t warp;  // slot
+    uint8_t ndst;
+    uint32_t dst[4];
+    bool dst_pred[4];
+  };
+  struct Unit {
+    UnitKind kind;
+    uint64_t free_at = 0;
+  };
+
+  UnitKind unit_for(ptx::ExecClass c) const;
+  const UnitTiming& timing_for(ptx::ExecClass c) const;
+  uint32_t bank_of(uint32_t reg, uint32_t warp_slot) const { return (reg + warp_slot) % p_.num_reg_banks; }
+
+  void writeback(uint64_t now);
+  void release(const Writeback& wb, uint64_t now);
+  void schedule_writeback(const InFlight& f, uint64_t cycle);
+  void complete(const InFlight& f, uint64_t now);
+  void issue(uint64_t now);
+  Stall try_issue(WarpSlot& w, uint64_t now, bool* issued);
+  void collect(uint64_t now);
+  void dispatch(uint64_t now);
+  void fetch(uint64_t now);
+  void retire_warp(WarpSlot& w);
+  bool hazard(const WarpSlot& w, const func::DInst& d) const;
+
+  uint32_t id_;
+  SmParams p_;
+  SmMemPort* port_;
+  const func::LaunchState* launch_ = nullptr;
+  func::ExecContext cx_;
+  uint64_t code_base_ = 0;
+  uint32_t passes_ = 1;
+
+  std::vector<WarpSlot> warps_;
+  std::vector<CtaSlot> ctas_;
+  std::vector<std::unique_ptr<WarpScheduler>> scheds_;
+  std::vector<Unit> units_;
+  uint32_t units_of_kind_[size_t(UnitKind::count_)] = {};
+  std::vector<InFlight> collectors_;  // operand-collector units (busy = w != nullptr)
+  std::vector<func::WarpInstRecord> mem_recs_;  // access records of memory ops in collectors
+  std::vector<uint8_t> bank_scratch_;
+  std::vector<uint32_t> order_scratch_;
+  uint64_t cycle_now_ = 0;
+  uint32_t collectors_busy_ = 0;
+  uint32_t waiting_dispatch_[size_t(UnitKind::count_)] = {};
+  std::unique_ptr<LdstUnit> ldst_;
+  std::unique_ptr<Cache> l1i_;
+
+  static constexpr uint32_t kWheel = 4096;
+  std::vector<std::vector<Writeback>> wheel_;
+  uint32_t wheel_pending_ = 0;
+  std::vector<uint8_t> bank_busy_;  // banks written back this cycle
+
+  uint32_t used_threads_ = 0, used_warps_ = 0, used_regs_ = 0, used_shared_ = 0, resident_ctas_ = 0;
+  uint32_t finished_ctas_ = 0;
+  uint64_t age_ = 0, issue_seq_ = 0;
+  uint32_t fetch_rr_ = 0;
+  uint64_t last_progress_ = 0;
+  func::WarpInstRecord rec_;
+  TraceSink* trace_ = nullptr;
+
+  stats::Group g_;
+  stats::Counter& cycles_;
+  stats::Counter& active_cycles_;
+  stats::Counter& warp_insts_;
+  stats::Counter& thread_insts_;
+  stats::Counter& issue_slots_;
+  stats::Vector& stalls_;
+  stats::Counter& resident_warp_cycles_;
+  stats::Counter& ctas_launched_;
+  stats::Counter& bank_conflicts_;
+  stats::Counter& divergent_branches_;
+  stats::Vector& inst_classes_;
+  stats::Counter& fetches_;
+  stats::Counter& icache_misses_;
+};
+
+}  // namespace simtlab::timing

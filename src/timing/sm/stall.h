@@ -1,0 +1,32 @@
+// Why a scheduler slot did or did not issue in a cycle: exactly one reason per scheduler per
+// cycle, so the reasons of an SM sum to num_schedulers x cycles (its issue slots).
+// When several warps are blocked for different reasons, the slot is charged to the reason
+// closest to issuing, in this order: mem_pipeline, collector_full, unit_busy, scoreboard,
+// barrier, control, fetch, idle (GPGPU book 3.1-3.3 pipeline; cf. GPGPU-Sim's stall taxonomy).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace simtlab::timing {
+
+enum class Stall : uint8_t {
+  issued,          // a warp instruction issued
+  mem_pipeline,    // the next instruction is a memory op and the LD/ST queue is full
+  collector_full,  // no free operand-collector unit
+  unit_busy,       // the execution unit class it needs is saturated
+  scoreboard,      // RAW/WAW on a pending register write
+  barrier,         // waiting at a CTA barrier (or for its release latency)
+  control,         // instruction buffer empty after a taken branch / divergence redirect
+  fetch,           // instruction buffer empty, waiting for fetch (I-cache)
+  idle,            // no resident warp on this scheduler can run
+  count_
+};
+
+inline std::vector<std::string> stall_labels() {
+  return {"issued", "mem_pipeline", "collector_full", "unit_busy", "scoreboard",
+          "barrier", "control", "fetch", "idle"};
+}
+
+}  // namespace simtlab::timing
