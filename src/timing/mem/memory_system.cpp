@@ -1,0 +1,113 @@
+#include "timing/mem/memory_system.h"
+
+#include "base/error.h"
+
+namespace simtlab::timing {
+
+namespace {
+// Register stages between the partition and its channel (a channel pulls requests into its
+// scheduler queue every cycle, so two entries keep it fed).
+constexpr size_t kDramPortDepth = 2;
+}  // namespace
+
+MemorySystem::MemorySystem(const MemoryParams& p, sim::Simulation& sim, const MemoryDomains& d,
+                           uint32_t num_sms, stats::Group& parent, MemoryOptions opts)
+    : p_(p), num_sms_(num_sms), map_(p.map), g_("mem", &parent) {
+  SIMTLAB_ASSERT(num_sms >= 1, "a memory system needs at least one SM");
+  if (p.map.interleave < p.l2.slice.line)
+    fatal("mem.map.interleave ({}) must be at least mem.l2.slice.line ({})", p.map.interleave,
+          p.l2.slice.line);
+  const uint32_t channels = map_.channels();
+  const uint32_t slices = map_.slices();
+  icnt_ = make_interconnect(p.icnt, num_sms, slices, g_);
+  for (uint32_t c = 0; c < channels; ++c)
+    parts_.push_back(std::make_unique<MemoryPartition>(c, p.l2, p.icnt, map_, g_, opts.keep_data));
+  for (uint32_t c = 0; c < channels; ++c)
+    drams_.push_back(std::make_unique<DramChannel>("dram[" + std::to_string(c) + "]", p.dram,
+                                                   map_, g_, opts.keep_data));
+  sim.add(*icnt_, d.icnt);
+  for (auto& part : parts_) sim.add(*part, d.l2);
+  for (auto& ch : drams_) sim.add(*ch, d.dram);
+
+  for (uint32_t c = 0; c < channels; ++c) {
+    std::vector<sim::Port<MemReq>*> in;
+    std::vector<sim::Port<RespPacket>*> out;
+    for (uint32_t s = 0; s < map_.sub_partitions(); ++s) {
+      const std::string n = std::to_string(c * map_.sub_partitions() + s);
+      slice_in_.push_back(std::make_unique<sim::Port<MemReq>>(
+          icnt_.get(), parts_[c].get(), p.icnt.mem_ejection_buffer, "icnt->slice" + n));
+      slice_out_.push_back(std::make_unique<sim::Port<RespPacket>>(
+          parts_[c].get(), icnt_.get(), p.icnt.input_buffer, "slice" + n + "->icnt"));
+      in.push_back(slice_in_.back().get());
+      out.push_back(slice_out_.back().get());
+    }
+    dram_in_.push_back(std::make_unique<sim::Port<MemReq>>(parts_[c].get(), drams_[c].get(),
+                                                           kDramPortDepth));
+    dram_out_.push_back(std::make_unique<sim::Port<MemResp>>(drams_[c].get(), parts_[c].get(),
+                                                             p.l2.dram_return_queue));
+    parts_[c]->connect(std::move(in), std::move(out), dram_in_.back().get(),
+                       dram_out_.back().get());
+    drams_[c]->connect(dram_in_.back().get(), dram_out_.back().get());
+  }
+  sm_in_.resize(num_sms);
+  sm_out_.resize(num_sms);
+}
+
+MemorySystem::~MemorySystem() = default;
+
+void MemorySystem::attach_sm(uint32_t sm, sim::Component& c) {
+  SIMTLAB_ASSERT(sm < num_sms_, "attach_sm: no such SM");
+  SIMTLAB_ASSERT(!sm_in_[sm], "attach_sm: SM attached twice");
+  const std::string n = std::to_string(sm);
+  sm_in_[sm] = std::make_unique<sim::Port<ReqPacket>>(&c, icnt_.get(), p_.icnt.input_buffer,
+                                                      "sm" + n + "->icnt");
+  sm_out_[sm] = std::make_unique<sim::Port<MemResp>>(icnt_.get(), &c, p_.icnt.sm_ejection_buffer,
+                                                     "icnt->sm" + n);
+  if (++attached_ < num_sms_) return;
+  std::vector<sim::Port<ReqPacket>*> sin;
+  std::vector<sim::Port<MemResp>*> sout;
+  for (uint32_t i = 0; i < num_sms_; ++i) {
+    sin.push_back(sm_in_[i].get());
+    sout.push_back(sm_out_[i].get());
+  }
+  std::vector<sim::Port<MemReq>*> mout;
+  std::vector<sim::Port<RespPacket>*> min;
+  for (size_t s = 0; s < slice_in_.size(); ++s) {
+    mout.push_back(slice_in_[s].get());
+    min.push_back(slice_out_[s].get());
+  }
+  icnt_->connect(std::move(sin), std::move(mout), std::move(min), std::move(sout));
+}
+
+bool MemorySystem::can_send(uint32_t sm) const { return sm_in_[sm]->can_send(); }
+
+void MemorySystem::send(uint32_t sm, MemReq req) {
+  SIMTLAB_ASSERT(attached_ == num_sms_, "send before every SM was attached");
+  req.sm = uint16_t(sm);
+  const uint32_t dest = map_.slice(req.addr);
+  sm_in_[sm]->send(make_request_packet(std::move(req), dest, p_.icnt), 1);
+}
+
+const MemResp* MemorySystem::peek(uint32_t sm) const { return sm_out_[sm]->peek(); }
+
+MemResp MemorySystem::pop(uint32_t sm) { return sm_out_[sm]->pop(); }
+
+void MemorySystem::update_stats() {
+  icnt_->update_stats();
+  for (auto& ch : drams_) ch->update_stats();
+}
+
+bool MemorySystem::idle() const {
+  if (!icnt_->idle()) return false;
+  for (const auto& part : parts_)
+    if (!part->idle()) return false;
+  for (const auto& ch : drams_)
+    if (!ch->idle()) return false;
+  for (const auto& pt : dram_in_)
+    if (!pt->empty()) return false;
+  for (const auto& pt : sm_out_)
+    if (pt && !pt->empty()) return false;
+  return true;
+}
+
+}  // namespace simtlab::timing

@@ -1,0 +1,263 @@
+#include "timing/mem/partition.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "base/error.h"
+
+namespace simtlab::timing {
+
+namespace {
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+}  // namespace
+
+CacheParams l2_slice_defaults() {
+  CacheParams c;
+  c.size = 49152;
+  c.cite.size =
+      "D2MA Table 1: 768 KB L2 / (8 channels x 2 slices) = 48 KB (GPGPU-Sim's GTX480 "
+      "config: 12 slices x 64 sets x 8 ways x 128 B)";
+  c.line = 128;
+  c.cite.line = "D2MA Table 1 (128 B lines)";
+  c.sector = 32;
+  c.sectored = true;
+  c.cite.sector = "book 1.15 (4 x 32 B sectors)";
+  c.cite.sectored = "GTX480 config gpgpu_cache:dl2 'S' (sectored); book 1.15";
+  c.assoc = 16;
+  c.cite.assoc = "D2MA Table 1 (16-way; GPGPU-Sim's GTX480 config uses 8-way with 64 sets)";
+  c.repl = "lru";
+  c.cite.repl = "GTX480 config gpgpu_cache:dl2 (L = LRU)";
+  c.mshrs = 256;
+  c.mshr_merge = 4;
+  c.cite.mshrs = "GTX480 config gpgpu_cache:dl2 (A:256:4)";
+  c.cite.mshr_merge = "GTX480 config gpgpu_cache:dl2 (A:256:4)";
+  c.miss_queue = 4;
+  c.cite.miss_queue = "GTX480 config gpgpu_cache:dl2 (miss queue 4)";
+  c.hit_latency = Cycle(1);
+  c.cite.hit_latency =
+      "GTX480 config keeps L2 access time in gpgpu_l2_rop_latency; 1 cycle tag+data stage";
+  c.global_write = "write_back";
+  c.global_write_allocate = true;
+  c.local_write = "write_back";
+  c.local_write_allocate = true;
+  c.cite.global_write =
+      "GTX480 config gpgpu_cache:dl2 (B = write-back, L = write-allocate; GPGPU-Sim fetches "
+      "lazily on read, we fetch partially written sectors on write); book 1.15";
+  c.cite.local_write = c.cite.global_write;
+  c.allocate = "on_miss";
+  c.cite.allocate = "GTX480 config gpgpu_cache:dl2 (m = allocate on miss)";
+  c.index = "linear";
+  c.cite.index = "GTX480 config gpgpu_cache:dl2 (L = linear set index)";
+  c.honor_bypass = false;
+  c.cite.honor_bypass = "request.h (l1_bypass is an L1 hint; the L2 caches everything)";
+  c.perform_atomics = true;
+  c.cite.perform_atomics = "book 1.16 (atomics execute in the partition)";
+  return c;
+}
+
+void L2Params::describe(config::Describer& d) {
+  d.group("slice", slice, "One L2 slice (each partition has mem.map.sub_partitions)");
+  d.param("rop_latency", rop_latency, "cycles", "Interconnect-to-L2 pipeline delay",
+          "GTX480 config gpgpu_l2_rop_latency 120");
+  d.param("dram_latency", dram_latency, "cycles", "L2-to-DRAM pipeline delay (L2 cycles)",
+          "GTX480 config dram_latency 100");
+  d.param("atomic_latency", atomic_latency, "cycles",
+          "Atomic unit latency after the L2 access", "GPGPU-Sim's GTX480 model adds none to "
+                                                     "the L2 access: one ALU cycle")
+      .min(1);
+  d.param("rop_queue", rop_queue, "requests", "ROP pipeline entries per slice",
+          "GTX480 config gpgpu_dram_partition_queues 64:64:64:64 (icnt to L2)")
+      .min(1);
+  d.param("dram_queue", dram_queue, "requests", "L2-to-DRAM pipeline entries",
+          "GTX480 config gpgpu_dram_partition_queues (L2 to DRAM)")
+      .min(1);
+  d.param("dram_return_queue", dram_return_queue, "responses", "DRAM-to-L2 queue entries",
+          "GTX480 config gpgpu_dram_partition_queues (DRAM to L2)")
+      .min(1);
+  d.param("response_queue", response_queue, "responses",
+          "L2-to-interconnect queue entries per slice",
+          "GTX480 config gpgpu_dram_partition_queues (L2 to icnt)")
+      .min(1);
+}
+
+MemoryPartition::MemoryPartition(uint32_t id, const L2Params& p, const IcntParams& icnt,
+                                 const AddressMap& map, stats::Group& parent, bool keep_data)
+    : sim::Component("partition[" + std::to_string(id) + "]"),
+      id_(id),
+      p_(p),
+      icnt_(icnt),
+      map_(map),
+      dram_q_(p.dram_queue),
+      g_(name(), &parent),
+      requests_(g_.counter("requests", "requests", "Requests received from the interconnect")),
+      rop_stalls_(g_.counter("rop_stalls", "cycles",
+                             "Cycles a slice's ready request was refused by the slice")),
+      atomics_stat_(g_.counter("atomics", "requests", "Atomics executed")),
+      atomic_serialized_(g_.counter("atomic_serialized", "cycles",
+                                    "Cycles atomics waited for an earlier one to their address")),
+      dram_requests_(g_.counter("dram_requests", "requests", "Requests sent to the channel")) {
+  CacheOptions opts;
+  opts.keep_data = keep_data;
+  opts.interleave = map.slice_interleave();
+  slices_.resize(map.sub_partitions());
+  for (uint32_t s = 0; s < slices_.size(); ++s) {
+    const uint32_t global = id * map.sub_partitions() + s;
+    slices_[s].cache =
+        std::make_unique<Cache>("slice[" + std::to_string(global) + "]", p.slice, g_, opts);
+    slices_[s].rop = Ring<Timed>(p.rop_queue);
+    slices_[s].resp = Ring<MemResp>(p.response_queue);
+  }
+  atomics_.reserve(64);
+  atom_busy_.reserve(64);
+}
+
+MemoryPartition::~MemoryPartition() = default;
+
+void MemoryPartition::connect(std::vector<sim::Port<MemReq>*> icnt_in,
+                              std::vector<sim::Port<RespPacket>*> icnt_out,
+                              sim::Port<MemReq>* dram_out, sim::Port<MemResp>* dram_in) {
+  SIMTLAB_ASSERT(icnt_in.size() == slices_.size() && icnt_out.size() == slices_.size(),
+                 "partition port count mismatch");
+  for (uint32_t s = 0; s < slices_.size(); ++s) {
+    slices_[s].in = icnt_in[s];
+    slices_[s].out = icnt_out[s];
+  }
+  dram_out_ = dram_out;
+  dram_in_ = dram_in;
+}
+
+void MemoryPartition::start_atomic(uint32_t s, MemReq req, bool hit, uint64_t now) {
+  uint64_t start = std::max(now, atom_next_start_);
+  const Addr a = req.addr;
+  auto it = std::find_if(atom_busy_.begin(), atom_busy_.end(),
+                         [a](const auto& e) { return e.first == a; });
+  if (it != atom_busy_.end() && it->second > start) {
+    atomic_serialized_ += it->second - start;
+    start = it->second;
+  }
+  const uint64_t done = start + p_.atomic_latency.v;
+  if (it != atom_busy_.end()) {
+    it->second = done;
+  } else {
+    atom_busy_.emplace_back(a, done);
+  }
+  atom_next_start_ = start + 1;
+  atomics_.push_back(Atomic{done, atom_seq_++, s, MemResp{std::move(req), hit ? 1u : 0u}});
+  ++atomics_stat_;
+}
+
+bool MemoryPartition::tick() {
+  const uint64_t now = cycle();
+  bool progress = false;
+  uint64_t wake = kNever;
+  const auto soon = [&](uint64_t t) { wake = std::min(wake, std::max(t, now + 1)); };
+
+  // Answers from the channel.
+  if (dram_in_->peek()) {
+    MemResp resp = dram_in_->pop();
+    slices_[map_.sub_partition(resp.req.addr)].cache->fill(resp, now);
+    progress = true;
+  }
+  if (!dram_in_->empty()) soon(now + 1);
+
+  // Retire finished atomics (completion order; ties by start order).
+  for (;;) {
+    size_t best = atomics_.size();
+    for (size_t i = 0; i < atomics_.size(); ++i) {
+      const Atomic& a = atomics_[i];
+      if (a.done > now) continue;
+      if (best == atomics_.size() || a.done < atomics_[best].done ||
+          (a.done == atomics_[best].done && a.seq < atomics_[best].seq))
+        best = i;
+    }
+    if (best == atomics_.size()) break;
+    Slice& sl = slices_[atomics_[best].slice];
+    if (sl.resp.size() >= p_.response_queue) break;
+    sl.resp.push_back(std::move(atomics_[best].resp));
+    atomics_[best] = std::move(atomics_.back());
+    atomics_.pop_back();
+    progress = true;
+  }
+  for (const Atomic& a : atomics_) soon(a.done);
+  std::erase_if(atom_busy_, [now](const auto& e) { return e.second <= now; });
+
+  for (uint32_t s = 0; s < slices_.size(); ++s) {
+    Slice& sl = slices_[s];
+    Cache& c = *sl.cache;
+    // 1. Interconnect -> ROP pipeline.
+    if (sl.in->peek() && sl.rop.size() < p_.rop_queue) {
+      sl.rop.push_back(Timed{now + p_.rop_latency.v, sl.in->pop()});
+      ++requests_;
+      progress = true;
+    }
+    if (sl.in->peek()) soon(now + 1);
+    // 2. ROP head -> slice.
+    if (!sl.rop.empty()) {
+      if (sl.rop.front().ready <= now) {
+        if (c.access(sl.rop.front().req, now).accepted()) {
+          sl.rop.pop_front();
+          progress = true;
+        } else {
+          ++rop_stalls_;
+        }
+      }
+      if (!sl.rop.empty()) soon(sl.rop.front().ready);
+    }
+    // 3. Slice completions -> atomic unit / response queue.
+    if (c.has_ready(now)) {
+      if (sl.resp.size() < p_.response_queue) {
+        bool hit = false;
+        MemReq r = c.pop_ready(now, &hit);
+        if (r.kind == AccessKind::atomic) {
+          start_atomic(s, std::move(r), hit, now);
+        } else {
+          sl.resp.push_back(MemResp{std::move(r), hit ? 1u : 0u});
+        }
+        progress = true;
+      }
+    }
+    if (c.next_ready() != kNever) soon(c.next_ready());
+    // 4. Response queue -> interconnect.
+    if (!sl.resp.empty() && sl.out->can_send()) {
+      sl.out->send(make_response_packet(sl.resp.pop_front(), icnt_), 1);
+      progress = true;
+    }
+    if (!sl.resp.empty()) soon(now + 1);
+  }
+
+  // Slice miss queues -> DRAM pipeline (round robin, one per cycle).
+  if (dram_q_.size() < p_.dram_queue) {
+    for (uint32_t k = 0; k < slices_.size(); ++k) {
+      const uint32_t s = (rr_ + k) % uint32_t(slices_.size());
+      if (!slices_[s].cache->has_miss()) continue;
+      dram_q_.push_back(Timed{now + p_.dram_latency.v, slices_[s].cache->pop_miss()});
+      rr_ = s + 1;
+      ++dram_requests_;
+      progress = true;
+      break;
+    }
+  }
+  for (const Slice& sl : slices_)
+    if (sl.cache->has_miss()) soon(now + 1);
+  // DRAM pipeline -> channel.
+  if (!dram_q_.empty() && dram_q_.front().ready <= now && dram_out_->can_send()) {
+    dram_out_->send(dram_q_.pop_front().req, 1);
+    progress = true;
+  }
+  if (!dram_q_.empty()) soon(dram_q_.front().ready);
+
+  if (wake <= now + 1) return progress;
+  sleep();
+  if (wake != kNever) wake_at(sim().now() + (wake - now) * domain().period());
+  return progress;
+}
+
+bool MemoryPartition::idle() const {
+  if (!dram_q_.empty() || !atomics_.empty() || !dram_in_->empty()) return false;
+  for (const Slice& sl : slices_)
+    if (!sl.rop.empty() || !sl.resp.empty() || !sl.cache->idle() || !sl.in->empty())
+      return false;
+  return true;
+}
+
+}  // namespace simtlab::timing

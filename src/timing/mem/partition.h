@@ -1,0 +1,118 @@
+// MemoryPartition: one memory partition (book 1.15), a Component in the L2 clock domain. It
+// holds the L2 slices of one DRAM channel (sub-partitions), an atomic unit and the queues
+// between the interconnect, the slices and the channel. Cycle counts are L2 cycles.
+//
+// Per slice and cycle, in order:
+//   1. a request arriving from the interconnect enters the slice's ROP pipeline, which delays
+//      it rop_latency cycles (GPGPU-Sim's gpgpu_l2_rop_latency) and holds rop_queue entries;
+//   2. the pipeline head accesses the slice (Cache); a reservation failure retries next cycle
+//      and blocks the requests behind it (slices process requests in order, book 1.15);
+//   3. one completed access leaves the slice: atomics go through the atomic unit, everything
+//      else enters the response queue (response_queue entries) towards the interconnect.
+// Per partition and cycle: one fill or forwarded answer from the channel goes to its slice;
+// one slice miss-queue head (round robin over slices) enters the DRAM pipeline, which delays
+// it dram_latency cycles (GPGPU-Sim's dram_latency) on the way to the channel.
+//
+// Atomic unit: atomics perform their read-modify-write in the slice (so they are ordered with
+// the loads and stores to their line); the unit adds atomic_latency and serialises atomics to
+// one address: an atomic starts no earlier than the previous one to its address finished,
+// and at most one atomic starts per cycle.
+//
+// Write-backs (MemReq::writeback) are performed and never answered. The partition sleeps when
+// idle and wakes itself at its next internal event.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/describer.h"
+#include "sim/sim.h"
+#include "stats/group.h"
+#include "timing/icnt/interconnect.h"
+#include "timing/mem/address_map.h"
+#include "timing/mem/cache.h"
+#include "timing/mem/request.h"
+#include "timing/mem/ring.h"
+
+namespace simtlab::timing {
+
+/// The GTX480-class L2 slice: D2MA Table 1 capacity and associativity, GPGPU-Sim GTX480
+/// policies (see the citations inside).
+CacheParams l2_slice_defaults();
+
+struct L2Params {
+  CacheParams slice = l2_slice_defaults();
+  Cycle rop_latency{120};
+  Cycle dram_latency{100};
+  Cycle atomic_latency{1};
+  uint32_t rop_queue = 64;
+  uint32_t dram_queue = 64;
+  uint32_t dram_return_queue = 64;
+  uint32_t response_queue = 64;
+
+  void describe(config::Describer& d);
+};
+
+class MemoryPartition : public sim::Component {
+ public:
+  /// Partition `id` serves channel `id`; its slices are global slices
+  /// id * map.sub_partitions() + s. `map` must outlive the partition.
+  MemoryPartition(uint32_t id, const L2Params& p, const IcntParams& icnt, const AddressMap& map,
+                  stats::Group& parent, bool keep_data = false);
+  ~MemoryPartition() override;
+
+  /// icnt_in[s]: requests for slice s (receiver: this). icnt_out[s]: slice s's responses into
+  /// the interconnect (sender: this). dram_out / dram_in: to and from the channel.
+  void connect(std::vector<sim::Port<MemReq>*> icnt_in, std::vector<sim::Port<RespPacket>*> icnt_out,
+               sim::Port<MemReq>* dram_out, sim::Port<MemResp>* dram_in);
+  bool tick() override;
+  bool idle() const;
+  Cache& slice(uint32_t s) { return *slices_[s].cache; }
+  uint32_t num_slices() const { return uint32_t(slices_.size()); }
+
+ private:
+  struct Timed {
+    uint64_t ready = 0;
+    MemReq req;
+  };
+  struct Slice {
+    std::unique_ptr<Cache> cache;
+    Ring<Timed> rop;
+    Ring<MemResp> resp;
+    sim::Port<MemReq>* in = nullptr;
+    sim::Port<RespPacket>* out = nullptr;
+  };
+  struct Atomic {
+    uint64_t done = 0;
+    uint64_t seq = 0;
+    uint32_t slice = 0;
+    MemResp resp;
+  };
+
+  void start_atomic(uint32_t s, MemReq req, bool hit, uint64_t now);
+
+  uint32_t id_;
+  L2Params p_;
+  IcntParams icnt_;
+  const AddressMap& map_;
+  std::vector<Slice> slices_;
+  Ring<Timed> dram_q_;
+  sim::Port<MemReq>* dram_out_ = nullptr;
+  sim::Port<MemResp>* dram_in_ = nullptr;
+  uint32_t rr_ = 0;
+  std::vector<Atomic> atomics_;                      // in flight, unordered
+  std::vector<std::pair<Addr, uint64_t>> atom_busy_; // address -> finish cycle (recent)
+  uint64_t atom_next_start_ = 0;
+  uint64_t atom_seq_ = 0;
+
+  stats::Group g_;
+  stats::Counter& requests_;
+  stats::Counter& rop_stalls_;
+  stats::Counter& atomics_stat_;
+  stats::Counter& atomic_serialized_;
+  stats::Counter& dram_requests_;
+};
+
+}  // namespace simtlab::timing
