@@ -271,6 +271,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   thread_insts_ += uint64_t(__builtin_popcount(rec_.active));
   ++inst_classes_[size_t(d.exec)];
   if (trace_) trace_->warp_issue(id_, w.slot, now, pc);
+  if (issue_log_) issue_log_->push_back({now, w.slot});
   // Instruction buffer and control flow.
   if (w.ibuf) --w.ibuf;
   if (rec_.warp_done) {
@@ -371,7 +372,8 @@ void Sm::dispatch(uint64_t now) {
         }
       if (!u) continue;
       u->free_at = now + f.occupancy;
-      schedule_writeback(f, now + f.latency);
+      // Issue at t, operands read at t+1 (dispatch), result at t + latency.
+      schedule_writeback(f, now + f.latency - 1);
     }
     --waiting_dispatch_[size_t(f.unit)];
     --collectors_busy_;
@@ -386,6 +388,10 @@ void Sm::schedule_writeback(const InFlight& f, uint64_t cycle) {
   for (unsigned i = 0; i < f.ndst; ++i) {
     wb.dst[i] = f.dst[i];
     wb.dst_pred[i] = f.dst_pred[i];
+  }
+  if (cycle <= cycle_now_) {
+    release(wb, cycle_now_);
+    return;
   }
   SIMTLAB_ASSERT(cycle - cycle_now_ < kWheel, "latency exceeds the writeback wheel");
   wheel_[cycle % kWheel].push_back(wb);
@@ -429,7 +435,16 @@ void Sm::writeback(uint64_t now) {
 }
 
 void Sm::fetch(uint64_t now) {
-  // Completed fills refill instruction buffers.
+  // Completed fetches refill instruction buffers.
+  if (p_.l1i_perfect) {
+    for (WarpSlot& w : warps_)
+      if (w.active && w.fetch_pending && w.fetch_done_at <= now) {
+        w.fetch_pending = false;
+        w.ibuf = p_.ibuffer_entries;
+        w.ibuf_ready = now;
+        w.redirect = false;
+      }
+  }
   while (l1i_->has_ready(now)) {
     const MemReq r = l1i_->pop_ready(now);
     WarpSlot& w = warps_[uint32_t(r.id >> 32)];
@@ -457,8 +472,15 @@ void Sm::fetch(uint64_t now) {
     r.kind = AccessKind::inst_fetch;
     r.sm = uint16_t(id_);
     r.issue_cycle = now;
-    const AccessResult res = l1i_->access(r, now);
     ++fetches_;
+    if (p_.l1i_perfect) {
+      w.fetch_pending = true;
+      w.fetch_done_at = now + p_.l1i.hit_latency.v;
+      ++started;
+      fetch_rr_ = (w.slot + 1) % n;
+      continue;
+    }
+    const AccessResult res = l1i_->access(r, now);
     if (!res.accepted()) {
       ++icache_misses_;
       continue;
@@ -475,9 +497,9 @@ bool Sm::tick() {
   cycle_now_ = now;
   writeback(now);
   const bool mem = ldst_->tick(now);
-  issue(now);
   collect(now);
   dispatch(now);
+  issue(now);
   fetch(now);
   ++cycles_;
   if (resident_ctas_) {

@@ -2,18 +2,20 @@
 // domain. Each cycle, in this order:
 //   writeback  results whose latency elapsed release their scoreboard entries
 //   ldst       the LD/ST unit moves memory transactions through the L1 caches
+//   collect    collector units read source registers of instructions issued in earlier
+//              cycles, one read per register bank per cycle (bank = (register + warp slot) mod
+//              banks); a bank written back this cycle cannot be read
+//   dispatch   fully collected instructions go to a free execution unit (oldest first)
 //   issue      each scheduler picks a warp whose next instruction is decoded, has no
 //              scoreboard hazard and finds a free operand-collector unit; the instruction is
 //              executed functionally at issue (func::step) and enters the collector
-//   collect    collector units read source registers, one read per register bank per cycle
-//              (bank = (register + warp slot) mod banks); writebacks take precedence
-//   dispatch   fully collected instructions go to a free execution unit (oldest first)
 //   fetch      one warp per cycle refills its instruction buffer from the I-cache
 // Timing never computes values: the functional executor does at issue.
 //
-// Contract of the latencies (sm.<class>.latency): a dependent instruction can issue exactly
-// `latency` cycles after its producer issued, when operands are read without bank conflicts
-// and the unit was free. Narrow SIMD units (simd_width < warp_size) take
+// Contract of the latencies (sm.<class>.latency): an instruction issued at t reads its
+// operands at t+1, is dispatched at t+1 and writes back at t + latency, so a dependent
+// instruction can issue exactly `latency` cycles after its producer, when operands are read
+// without bank conflicts and the unit was free; each extra conflicting read adds one cycle. Narrow SIMD units (simd_width < warp_size) take
 // warp_size/simd_width passes: the unit is busy interval x passes cycles and the result is
 // passes-1 cycles later.
 #pragma once
@@ -78,6 +80,8 @@ class Sm : public sim::Component {
   /// Cycle of the last progress (issue, writeback or memory activity).
   uint64_t last_progress() const { return last_progress_; }
   void set_trace(TraceSink* t) { trace_ = t; }
+  /// Test hook: record (cycle, warp slot) of every issue.
+  void set_issue_log(std::vector<std::pair<uint64_t, uint32_t>>* log) { issue_log_ = log; }
   uint64_t warp_insts() const { return warp_insts_.value; }
   uint64_t thread_insts() const { return thread_insts_.value; }
   LdstUnit& ldst() { return *ldst_; }
@@ -145,6 +149,7 @@ class Sm : public sim::Component {
   uint64_t last_progress_ = 0;
   func::WarpInstRecord rec_;
   TraceSink* trace_ = nullptr;
+  std::vector<std::pair<uint64_t, uint32_t>>* issue_log_ = nullptr;
 
   stats::Group g_;
   stats::Counter& cycles_;

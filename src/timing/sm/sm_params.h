@@ -65,6 +65,7 @@ struct SmParams {
   uint32_t ldst_queue = 2;
   bool l1d_global = true;
   uint32_t ifetch_bytes = 8;
+  bool l1i_perfect = false;
   CacheParams l1d = l1d_defaults(), l1c = l1c_defaults(), l1t = l1t_defaults(), l1i = l1i_defaults();
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
@@ -197,6 +198,9 @@ struct SmParams {
             "GTX480 config -gpgpu_gmem_skip_L1D 0");
     d.param("ifetch_bytes", ifetch_bytes, "bytes", "Bytes per instruction in the instruction-cache address space",
             "SASS encodings are 8 bytes (Fermi-Pascal)").range(1, 64);
+    d.param("l1i_perfect", l1i_perfect, "",
+            "Every instruction fetch hits (after l1i.hit_latency): removes I-cache effects from studies and tests",
+            "simtlab (GPGPU-Sim has no equivalent)");
     d.group("l1d", l1d, "L1 data cache");
     d.group("l1c", l1c, "Constant cache (also kernel parameters)");
     d.group("l1t", l1t, "Texture cache");

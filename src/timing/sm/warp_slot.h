@@ -25,6 +25,7 @@ struct WarpSlot {
   uint32_t ibuf = 0;
   uint64_t ibuf_ready = 0;
   bool fetch_pending = false;
+  uint64_t fetch_done_at = 0;  // perfect I-cache: when the pending fetch completes
   uint64_t fetch_gen = 0;
   bool redirect = false;
   uint64_t ready_at = 0;    // earliest cycle of the next issue (branch penalty, barrier latency)

@@ -1,0 +1,198 @@
+// Exact cycle counts of the SM pipeline against mock neighbours (fixed-latency memory, a
+// perfect I-cache). Kernels are generated so that the quantity under test is the only thing
+// that changes between two runs; the difference of their cycle counts isolates it.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "tests/unit/timing/timing_harness.h"
+
+namespace simtlab::testing {
+
+namespace {
+
+/// A kernel whose body is `n` copies of `line(k)` (k = 0..n-1), between register setup and a
+/// final store of %r1 (so the last result must be written back before the kernel ends).
+std::string kernel(uint32_t n, const std::function<std::string(uint32_t)>& line) {
+  std::string body;
+  for (uint32_t k = 0; k < n; ++k) body += "  " + line(k) + "\n";
+  return fmt::format(R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out) {{
+  .reg .b32 %r<64>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, 1;
+  mov.u32 %r2, 2;
+  mov.u32 %r17, 3;
+{}  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}}
+)",
+                     body);
+}
+
+std::vector<std::string> base_sets(std::vector<std::string> more = {}) {
+  std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.fixed_memory_latency=100"};
+  s.insert(s.end(), more.begin(), more.end());
+  return s;
+}
+
+uint64_t run_cycles(const std::vector<std::string>& sets, const std::string& ptx, uint32_t threads = 32,
+                    TimingRunner** keep = nullptr) {
+  static std::unique_ptr<TimingRunner> last;
+  last = std::make_unique<TimingRunner>(timing_params(sets));
+  last->load(ptx);
+  Addr out = last->upload(std::vector<uint32_t>(1, 0));
+  last->launch("k", {1, 1, 1}, {threads, 1, 1}, out);
+  if (keep) *keep = last.get();
+  return last->last.cycles;
+}
+
+}  // namespace
+
+TEST(SmTiming, DependentChainTakesLatencyPerInstruction) {
+  for (uint32_t lat : {4u, 6u, 11u}) {
+    const auto sets = base_sets({fmt::format("sm.int_alu.latency={}", lat)});
+    auto chain = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r2;"); };
+    const uint64_t c10 = run_cycles(sets, kernel(10, chain));
+    const uint64_t c20 = run_cycles(sets, kernel(20, chain));
+    EXPECT_EQ(c20 - c10, 10u * lat) << "latency " << lat;
+  }
+}
+
+TEST(SmTiming, IndependentInstructionsIssueOnePerCyclePerScheduler) {
+  // Each add reads only %r60 (never written, so never pending; bank 12 of 16) and writes one
+  // of %r3..%r10 (banks 3..10): no hazards, no read/write bank conflicts.
+  auto indep = [](uint32_t k) { return fmt::format("add.s32 %r{}, %r60, 1;", 3 + k % 8); };
+  const auto sets = base_sets();
+  const uint64_t c30 = run_cycles(sets, kernel(30, indep));
+  const uint64_t c60 = run_cycles(sets, kernel(60, indep));
+  EXPECT_EQ(c60 - c30, 30u);
+  // Two warps on two schedulers issue two instructions per cycle: still 30 more cycles.
+  const uint64_t d30 = run_cycles(sets, kernel(30, indep), 64);
+  const uint64_t d60 = run_cycles(sets, kernel(60, indep), 64);
+  EXPECT_EQ(d60 - d30, 30u);
+  // Issue slots per cycle, from the issue log: two schedulers issue two warps in one cycle,
+  // one scheduler never more than one.
+  auto max_per_cycle = [&](uint32_t schedulers) {
+    TimingRunner r(timing_params(base_sets({fmt::format("sm.num_schedulers={}", schedulers)})));
+    std::vector<std::pair<uint64_t, uint32_t>> log;
+    r.gpu().sm(0).set_issue_log(&log);
+    r.load(kernel(30, indep));
+    Addr out = r.upload(std::vector<uint32_t>(1, 0));
+    r.launch("k", {1, 1, 1}, {64, 1, 1}, out);
+    std::map<uint64_t, uint32_t> per;
+    for (auto& [c, w] : log) ++per[c];
+    uint32_t m = 0, both = 0;
+    for (auto& [c, n] : per) {
+      m = std::max(m, n);
+      if (n == 2) ++both;
+    }
+    return std::make_pair(m, both);
+  };
+  const auto two = max_per_cycle(2), one = max_per_cycle(1);
+  EXPECT_EQ(two.first, 2u);
+  EXPECT_GE(two.second, 30u);  // the 30 adds of each warp issue side by side
+  EXPECT_EQ(one.first, 1u);
+}
+
+TEST(SmTiming, RegisterBankConflictCostsOneCycle) {
+  // 16 banks (GTX480): %r1 and %r17 share a bank, %r1 and %r2 do not.
+  const auto sets = base_sets({"sm.num_reg_banks=16", "sm.int_alu.latency=4"});
+  auto no_conflict = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r2;"); };
+  auto conflict = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r17;"); };
+  const uint64_t a = run_cycles(sets, kernel(20, no_conflict)) - run_cycles(sets, kernel(10, no_conflict));
+  const uint64_t b = run_cycles(sets, kernel(20, conflict)) - run_cycles(sets, kernel(10, conflict));
+  EXPECT_EQ(a, 10u * 4);
+  EXPECT_EQ(b, 10u * 5);
+  TimingRunner* r = nullptr;
+  run_cycles(sets, kernel(10, conflict), 32, &r);
+  EXPECT_EQ(r->sm0("reg_bank_conflicts"), 10u);
+}
+
+TEST(SmTiming, ScoreboardHoldsRawHazardUntilWriteback) {
+  const uint32_t lat = 7;
+  const auto sets = base_sets({fmt::format("sm.int_alu.latency={}", lat)});
+  auto chain = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r2;"); };
+  TimingRunner* r = nullptr;
+  run_cycles(sets, kernel(10, chain), 32, &r);
+  const uint64_t sb10 = r->sm0_stall("scoreboard"), is10 = r->sm0_stall("issued");
+  run_cycles(sets, kernel(20, chain), 32, &r);
+  const uint64_t sb20 = r->sm0_stall("scoreboard"), is20 = r->sm0_stall("issued");
+  // Each extra dependent add waits lat-1 cycles on the scoreboard, then issues.
+  EXPECT_EQ(sb20 - sb10, 10u * (lat - 1));
+  EXPECT_EQ(is20 - is10, 10u);
+}
+
+TEST(SmTiming, StallReasonsSumToIssueSlots) {
+  const auto sets = base_sets();
+  auto chain = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r2;"); };
+  TimingRunner* r = nullptr;
+  run_cycles(sets, kernel(25, chain), 96, &r);
+  uint64_t sum = 0;
+  for (auto& [k, v] : r->stats["sm[0]"]["stall"]["values"].items()) sum += v.get<uint64_t>();
+  EXPECT_EQ(sum, r->sm0("issue_slots"));
+  EXPECT_EQ(r->sm0("issue_slots"), 2 * r->sm0("cycles"));
+}
+
+namespace {
+std::vector<uint32_t> issue_order(const std::string& policy) {
+  auto indep = [](uint32_t k) { return fmt::format("add.s32 %r{}, %r60, 1;", 3 + k % 8); };
+  TimingRunner r(timing_params(base_sets({"sm.num_schedulers=1", "sm.scheduler=" + policy})));
+  std::vector<std::pair<uint64_t, uint32_t>> log;
+  r.gpu().sm(0).set_issue_log(&log);
+  r.load(kernel(8, indep));
+  Addr out = r.upload(std::vector<uint32_t>(1, 0));
+  r.launch("k", {1, 1, 1}, {64, 1, 1}, out);
+  std::vector<uint32_t> warps;
+  for (auto& [c, w] : log) warps.push_back(w);
+  return warps;
+}
+}  // namespace
+
+TEST(SmTiming, GtoKeepsIssuingOneWarpUntilItStalls) {
+  // Each warp issues 3 movs + 8 adds + ld.param; the ld.param's consumer stalls it.
+  const auto w = issue_order("gto");
+  ASSERT_GE(w.size(), 24u);
+  for (size_t i = 0; i < 12; ++i) EXPECT_EQ(w[i], 0u) << "issue " << i;
+  for (size_t i = 12; i < 24; ++i) EXPECT_EQ(w[i], 1u) << "issue " << i;
+}
+
+TEST(SmTiming, LrrRotatesAmongReadyWarps) {
+  // Once both warps have instructions, every issue alternates between them.
+  const auto w = issue_order("lrr");
+  ASSERT_GE(w.size(), 22u);
+  for (size_t i = 2; i < 20; ++i) EXPECT_NE(w[i], w[i + 1]) << "issues " << i << " and " << i + 1;
+}
+
+TEST(SmTiming, EightSpsTakeFourTimesTheCyclesOfThirtyTwo) {
+  auto indep = [](uint32_t k) { return fmt::format("add.s32 %r{}, %r60, 1;", 3 + k % 8); };
+  auto delta = [&](uint32_t simd) {
+    const auto sets = base_sets({"sm.num_sp_units=1", fmt::format("sm.simd_width={}", simd)});
+    return run_cycles(sets, kernel(40, indep)) - run_cycles(sets, kernel(20, indep));
+  };
+  const uint64_t wide = delta(32), narrow = delta(8);
+  EXPECT_EQ(wide, 20u);
+  EXPECT_EQ(narrow, 80u);
+  EXPECT_EQ(narrow, 4 * wide);
+}
+
+TEST(SmTiming, SameRunTwiceGivesIdenticalStats) {
+  auto chain = [](uint32_t k) { return fmt::format("add.s32 %r{}, %r1, %r2;", 1 + (k % 3) * 20); };
+  std::string a, b;
+  for (std::string* s : {&a, &b}) {
+    TimingRunner r(timing_params(base_sets()));
+    r.load(kernel(50, chain));
+    Addr out = r.upload(std::vector<uint32_t>(1, 0));
+    r.launch("k", {3, 1, 1}, {96, 1, 1}, out);
+    *s = r.last.stats_json;
+  }
+  EXPECT_EQ(a, b);
+}
+
+}  // namespace simtlab::testing
