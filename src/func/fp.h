@@ -10,10 +10,11 @@
 //   (quieted; the first NaN operand in textual order) and generate kNaN64 otherwise
 //   ("NaN payloads are supported for double-precision instructions", PTX ISA 9.7.3).
 // - Directed rounding of f32/f64 arithmetic uses the host FPU with <cfenv> (RoundScope); this
-//   file and its users must be compiled with -frounding-math. Everything that rounds to a
-//   narrower format (f16, bf16, tf32, e4m3, e5m2, f32 from f64/int) is done exactly in
-//   software (round_pack) and does not depend on the FPU mode.
-// - All functions assume the FPU is in round-to-nearest mode on entry (the default).
+//   file and its users must be compiled with -frounding-math. Every rounding to a narrower
+//   format (f16, bf16, tf32, e4m3, e5m2, and f32 from f64/integers in directed modes) is exact
+//   integer code (round_pack; encode_rn / f32_to_tf32 fast paths for round-to-nearest).
+// - All functions assume the FPU is in round-to-nearest mode on entry (the default): the .rn
+//   paths use host arithmetic/conversions, TwoSum and libm.
 #pragma once
 
 #include <bit>

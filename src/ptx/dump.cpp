@@ -158,6 +158,17 @@ std::string describe_module(const Module& m) {
   return s;
 }
 
+// Whether control can leave the function from the end of block `bb` (as build_cfg models it):
+// ret/exit/trap/brx, or falling off the end of the body.
+static bool flows_to_exit(const Function& f, const BasicBlock& bb) {
+  const Instruction& last = f.insts[bb.last - 1];
+  const bool leaves = last.op == Op::ret || last.op == Op::exit || last.op == Op::trap ||
+                      last.op == Op::brx;
+  if (leaves) return true;
+  const bool falls = last.op != Op::bra || last.guard >= 0;
+  return falls && bb.last == f.insts.size();
+}
+
 std::string dump_cfg(const Module& m, const Function& f, bool dot) {
   std::string s;
   auto bname = [&](int32_t b) { return b < 0 ? std::string("EXIT") : fmt::format("B{}", b); };
@@ -177,8 +188,7 @@ std::string dump_cfg(const Module& m, const Function& f, bool dot) {
       }
       s += fmt::format("  B{} [label=\"{}\"{}];\n", b, label, bb.reachable ? "" : ", style=dashed");
       for (uint32_t t : bb.succs) s += fmt::format("  B{} -> B{};\n", b, t);
-      if (bb.succs.empty() || f.insts[bb.last - 1].op == Op::ret || f.insts[bb.last - 1].op == Op::exit)
-        s += fmt::format("  B{} -> EXIT;\n", b);
+      if (flows_to_exit(f, bb)) s += fmt::format("  B{} -> EXIT;\n", b);
     }
     s += "  EXIT [shape=oval];\n}\n";
     return s;
@@ -194,9 +204,7 @@ std::string dump_cfg(const Module& m, const Function& f, bool dot) {
     std::string succ;
     for (uint32_t t : bb.succs) succ += " " + bname(int32_t(t));
     const Instruction& last = f.insts[bb.last - 1];
-    const bool to_exit = last.op == Op::ret || last.op == Op::exit || last.op == Op::trap ||
-                         bb.last == f.insts.size();
-    if (to_exit) succ += " EXIT";
+    if (flows_to_exit(f, bb)) succ += " EXIT";
     s += fmt::format("  succ:{}\n  ipdom: {}\n", succ.empty() ? " none" : succ, bname(bb.ipdom));
     if (last.op == Op::bra && (last.guard >= 0)) {
       const uint32_t r = reconvergence_pc(f, bb.last - 1);

@@ -69,45 +69,77 @@ KernelLayout layout_kernel(const Module& m, uint32_t fi) {
       if (in.call && in.call->target.kind == OperandKind::func && in.call->target.id == g)
         k.recursive = true;
 
-  // Shared variables referenced by the kernel and its callees.
-  std::vector<uint32_t> shared;
-  std::unordered_set<uint32_t> sset;
-  auto note = [&](uint32_t vi) {
-    const Variable& v = m.vars[vi];
-    if (v.space != Space::shared) return;
-    if (sset.insert(vi).second) shared.push_back(vi);
-  };
+  // Static shared memory, laid out the way ptxas does it (measured against `ptxas -v`, see
+  // tests/scripts/ptx_smem_vs_ptxas.py and tests/data/ptx/smem_order.ptx):
+  //  1. the kernel's own (demoted) .shared variables that its body references, in declaration
+  //     order;
+  //  2. module-scope .shared variables referenced by the kernel or any function it can call,
+  //     in module declaration order;
+  //  3. referenced function-scope .shared variables of those callees, by function, in
+  //     declaration order;
+  //  4. unreferenced function-scope .shared variables: the kernel's, then the callees'.
+  // Each variable is aligned to its own alignment. Module variables nobody reachable
+  // references take no space. A reference is any textual use (ptxas keeps dead ones too).
+  // When the module declares `.extern .shared` (dynamic) arrays, a non-zero static size is
+  // rounded up to max(16, largest extern alignment), and dynamic shared memory starts there.
+  std::unordered_set<uint32_t> referenced;  // shared vars used by any reachable function
   for (uint32_t g : k.functions) {
-    for (uint32_t vi : m.funcs[g].locals) note(vi);
     for (const Instruction& in : m.funcs[g].insts) {
       auto visit = [&](const Operand& o) {
-        if (o.kind == OperandKind::sym) note(o.id);
-        if (o.kind == OperandKind::addr && o.base == OperandKind::sym) note(o.id);
+        if ((o.kind == OperandKind::sym ||
+             (o.kind == OperandKind::addr && o.base == OperandKind::sym)) &&
+            m.vars[o.id].space == Space::shared)
+          referenced.insert(o.id);
       };
       for (const Operand& o : in.ops) visit(o);
       for (const Operand& o : in.elems) visit(o);
+      if (in.call)
+        for (const Operand& o : in.call->args) visit(o);
     }
   }
-  // Module-scope shared variables referenced from initializers of other referenced globals
-  // are not possible in practice; ignore.
-  uint32_t off = 0;
-  for (uint32_t vi : shared) {
+  auto is_dynamic = [&](const Variable& v) {
+    return v.unsized || (v.linkage == Linkage::extern_ && v.size == 0);
+  };
+  std::vector<uint32_t> order;  // static shared variables in allocation order
+  auto add_locals = [&](uint32_t g, bool want_referenced) {
+    for (uint32_t vi : m.funcs[g].locals)
+      if (m.vars[vi].space == Space::shared && !is_dynamic(m.vars[vi]) &&
+          referenced.count(vi) == size_t(want_referenced))
+        order.push_back(vi);
+  };
+  std::vector<uint32_t> callees;  // reachable functions other than the kernel, by index
+  for (uint32_t g : k.functions)
+    if (g != fi) callees.push_back(g);
+  std::sort(callees.begin(), callees.end());
+  add_locals(fi, true);
+  uint32_t extern_align = 0;  // largest alignment of any `.extern .shared` in the module
+  for (uint32_t vi = 0; vi < m.vars.size(); ++vi) {
     const Variable& v = m.vars[vi];
-    if (v.unsized || (v.linkage == Linkage::extern_ && v.size == 0)) {
-      k.dynamic_shared_align = std::max<uint32_t>(k.dynamic_shared_align,
-                                                  std::max<uint32_t>(1, v.natural_align()));
+    if (v.space != Space::shared || v.owner >= 0) continue;
+    if (is_dynamic(v)) {
+      extern_align = std::max<uint32_t>(extern_align, std::max<uint32_t>(1, v.natural_align()));
+      if (referenced.count(vi))
+        k.dynamic_shared_align =
+            std::max<uint32_t>(k.dynamic_shared_align, std::max<uint32_t>(1, v.natural_align()));
       continue;
     }
+    if (referenced.count(vi)) order.push_back(vi);
+  }
+  for (uint32_t g : callees) add_locals(g, true);
+  add_locals(fi, false);
+  for (uint32_t g : callees) add_locals(g, false);
+
+  uint32_t off = 0;
+  for (uint32_t vi : order) {
+    const Variable& v = m.vars[vi];
     off = uint32_t(align_up(off, std::max<uint32_t>(1, v.natural_align())));
     k.shared_offset[vi] = off;
     off += uint32_t(v.size);
   }
+  if (extern_align && off) off = uint32_t(align_up(off, std::max<uint32_t>(16, extern_align)));
   k.static_shared = off;
-  if (k.dynamic_shared_align) {
-    const uint32_t dyn = uint32_t(align_up(off, k.dynamic_shared_align));
-    for (uint32_t vi : shared)
-      if (!k.shared_offset.count(vi)) k.shared_offset[vi] = dyn;
-  }
+  for (uint32_t vi : referenced)
+    if (is_dynamic(m.vars[vi])) k.shared_offset[vi] = off;
   return k;
 }
 

@@ -1,8 +1,9 @@
 // Byte layouts the PTX module implies for one kernel: its parameter buffer, its static shared
-// memory (the kernel's own demoted `.shared` variables plus module-scope `.shared` variables
-// referenced by it or any function it calls; this is what `ptxas -v` reports as "smem"), and
-// its local frame. Dynamic shared memory (`.extern .shared x[]`) starts after the static part,
-// aligned to the largest alignment among the extern declarations.
+// memory (the `.shared` variables of the kernel and of every function it can call, plus the
+// module-scope `.shared` variables any of them references, in ptxas's order; the total is what
+// `ptxas -v` reports as "smem"), and its local frame. Dynamic shared memory
+// (`.extern .shared x[]`) starts right after the static part, which is then rounded up to
+// max(16, largest `.extern .shared` alignment in the module), as ptxas does.
 #pragma once
 
 #include <cstdint>

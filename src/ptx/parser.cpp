@@ -175,10 +175,23 @@ class Parser {
     return false;
   }
   void expect(char c, const char* what) {
-    if (!accept(c)) err(peek(), fmt::format("expected '{}' {}", c, what));
+    if (accept(c)) return;
+    const std::string msg = fmt::format("expected '{}' {}", c, what);
+    // A missing ';' (or ')' ...) at the end of a line is reported right after the last token
+    // of that line, not at the start of the next statement.
+    if (peek().kind != Tok::eof && p_ > 0 && peek().line != toks_[p_ - 1].line)
+      err_after(toks_[p_ - 1], msg);
+    err(peek(), msg);
+  }
+  [[noreturn]] void err_after(const Token& t, const std::string& msg) const {
+    lex_->error(t.line, t.col + uint32_t(t.text.size()), msg);
   }
   [[noreturn]] void err(const Token& t, const std::string& msg) const {
-    if (t.kind == Tok::eof) lex_->error(t.line, t.col, msg + " (unexpected end of input)");
+    if (t.kind == Tok::eof) {
+      // Point just past the last token, so the diagnostic shows the line where input stopped.
+      if (toks_.size() >= 2) err_after(toks_[toks_.size() - 2], msg + " (unexpected end of input)");
+      lex_->error(t.line, t.col, msg + " (unexpected end of input)");
+    }
     lex_->error(t.line, t.col, msg);
   }
   std::string tokstr(const Token& t) const {
@@ -208,7 +221,8 @@ class Parser {
   void parse_prototype(const Token& name_tok);
   void parse_instruction();
   void apply_modifier(Instruction& in, const Token& t);
-  void validate_instruction(Instruction& in, const Token& op_tok);
+  void validate_instruction(Instruction& in, const Token& op_tok,
+                            const std::vector<const Token*>& op_toks);
   Operand parse_operand(Instruction& in, bool allow_label);
   Operand parse_address(Instruction& in);
   Operand parse_simple_operand(Instruction& in, bool allow_label);
@@ -250,7 +264,7 @@ uint64_t Parser::expect_int(const char* what) {
   const Token& t = peek();
   if (t.kind != Tok::integer) err(t, fmt::format("expected an integer {}, got {}", what, tokstr(t)));
   take();
-  return neg ? uint64_t(-int64_t(t.ival)) : t.ival;
+  return neg ? uint64_t(0) - t.ival : t.ival;
 }
 
 std::string_view Parser::expect_ident(const char* what) {
@@ -411,7 +425,9 @@ Variable Parser::parse_param_decl(bool allow_reg) {
       take();
       uint64_t a = expect_int("alignment");
       if (!is_pow2(a)) err(t, "alignment must be a power of two");
-      v.align = uint32_t(a);
+      // After `.ptr` the alignment is the pointee's (`.ptr .global .align 16`); it does not
+      // change where the parameter itself is placed (checked against ptxas's KPARAM_INFO).
+      if (!v.is_ptr) v.align = uint32_t(a);
     } else if (t.text == ".ptr") {
       take();
       v.is_ptr = true;
@@ -439,12 +455,15 @@ Variable Parser::parse_param_decl(bool allow_reg) {
     if (at_punct(']')) {
       v.unsized = true;
     } else {
-      count *= expect_int("array size");
+      const uint64_t c = expect_int("array size");
+      if (c > (uint64_t(1) << 32) || (c && count > (uint64_t(1) << 32) / c))
+        err(n, "parameter array too large");
+      count *= c;
     }
     expect(']', "after array size");
   }
   if (v.type == Type::none) err(n, "parameter without a type");
-  v.size = count * type_size(v.type) * v.vec;
+  v.size = v.unsized ? 0 : count * type_size(v.type) * v.vec;
   return v;
 }
 
@@ -674,13 +693,14 @@ void Parser::parse_var_decl(Space space, Linkage link, int owner, const Token& s
       v.unsized = true;
     } else {
       uint64_t c = expect_int("array size");
-      if (c > (uint64_t(1) << 36)) err(n, "array too large");
+      if (c > (uint64_t(1) << 36) || (c && count > (uint64_t(1) << 36) / c))
+        err(n, "array too large");
       count *= c;
     }
     expect(']', "after array size");
   }
   (void)array;
-  v.size = count * type_size(v.type) * v.vec;
+  v.size = v.unsized ? 0 : count * type_size(v.type) * v.vec;
   if (accept('=')) parse_initializer(v);
   if (v.unsized && !v.init.empty()) v.size = v.init.size();
   expect(';', "after variable declaration");
@@ -718,9 +738,9 @@ void Parser::parse_var_decl(Space space, Linkage link, int owner, const Token& s
 void Parser::parse_initializer(Variable& v) {
   const uint32_t es = type_size(v.type);
   std::vector<uint8_t> bytes;
+  const Token* excess = nullptr;  // first element past the end of the variable
   if (at_punct('{')) {
     // possibly nested braces for multi-dimensional arrays: flatten
-    std::vector<int> stack;
     take();
     int depth = 1;
     bool need_value = true;
@@ -740,6 +760,7 @@ void Parser::parse_initializer(Variable& v) {
       }
       if (!need_value && !accept(',')) err(peek(), "expected ',' or '}' in initializer");
       if (at_punct('{') || at_punct('}')) continue;
+      if (!excess && !v.unsized && bytes.size() + es > v.size) excess = &peek();
       parse_init_value(v, bytes, es);
       need_value = false;
       if (peek().kind == Tok::eof) err(peek(), "unterminated initializer");
@@ -748,7 +769,7 @@ void Parser::parse_initializer(Variable& v) {
     parse_init_value(v, bytes, es);
   }
   if (!v.unsized && bytes.size() > v.size)
-    err(peek(), fmt::format("initializer of '{}' has {} bytes but the variable has {}", v.name,
+    err(excess ? *excess : peek(), fmt::format("initializer of '{}' has {} bytes but the variable has {}", v.name,
                             bytes.size(), v.size));
   v.init = std::move(bytes);
 }
@@ -761,7 +782,7 @@ void Parser::parse_init_value(Variable& v, std::vector<uint8_t>& bytes, uint32_t
   const Token& t = peek();
   if (t.kind == Tok::integer) {
     take();
-    uint64_t x = neg ? uint64_t(-int64_t(t.ival)) : t.ival;
+    uint64_t x = neg ? uint64_t(0) - t.ival : t.ival;
     if (v.type == Type::f32) {
       float f = float(neg ? -double(t.ival) : double(t.ival));
       x = bitcast<uint32_t>(f);
@@ -780,7 +801,10 @@ void Parser::parse_init_value(Variable& v, std::vector<uint8_t>& bytes, uint32_t
     } else if (v.type == Type::f32) {
       put(t.kind == Tok::f32bits && !neg ? t.ival : bitcast<uint32_t>(float(d)));
     } else {
-      put(t.kind == Tok::decfloat ? uint64_t(int64_t(d)) : t.ival);
+      if (t.kind == Tok::decfloat)
+        err(t, fmt::format("floating-point initializer for the .{} variable '{}'",
+                           type_name(v.type), v.name));
+      put(t.ival);
     }
   } else if (t.kind == Tok::ident && !neg) {
     // address of a symbol: sym, sym+off, generic(sym)[+off]
@@ -1271,9 +1295,8 @@ Operand Parser::parse_address(Instruction& in) {
     const Token& n = peek();
     if (n.kind != Tok::integer) err(n, fmt::format("expected an integer offset, got {}", tokstr(n)));
     take();
-    int64_t v = int64_t(n.ival);
-    if (neg != neg2) v = -v;
-    o.imm += v;
+    const uint64_t v = neg != neg2 ? uint64_t(0) - n.ival : n.ival;
+    o.imm = int64_t(uint64_t(o.imm) + v);  // wraps like address arithmetic, never UB
   }
   if (at_punct(',')) {
     // texture / surface coordinate form: [tex, {coords}] or [tex, sampler, {coords}]
@@ -1311,7 +1334,7 @@ Operand Parser::parse_simple_operand(Instruction& in, bool allow_label) {
     if (n.kind == Tok::integer) {
       take();
       o.kind = OperandKind::imm;
-      o.imm = -int64_t(n.ival);
+      o.imm = int64_t(uint64_t(0) - n.ival);
       o.comp = uint8_t(Tok::integer);
       return o;
     }
@@ -1344,6 +1367,13 @@ Operand Parser::parse_simple_operand(Instruction& in, bool allow_label) {
     o.kind = OperandKind::sink;
     return o;
   }
+  if (t.text == "WARP_SZ" && !lookup_local(t.text) && lookup_var(t.text) < 0) {
+    // Predefined PTX constant (warp size), used by inline asm: mov.u32 %r, WARP_SZ;
+    o.kind = OperandKind::imm;
+    o.imm = 32;
+    o.comp = uint8_t(Tok::integer);
+    return o;
+  }
   if (t.text[0] == '%') {
     if (auto le = lookup_local(t.text); le && le->kind == ScopeEntry::reg) {
       const Register& r = fn_->regs[le->index];
@@ -1367,7 +1397,7 @@ Operand Parser::parse_simple_operand(Instruction& in, bool allow_label) {
       } else if (sr->second) {
         const Token& c = peek();
         if (c.kind != Tok::dot || (c.text != ".x" && c.text != ".y" && c.text != ".z"))
-          err(c, fmt::format("special register '{}' needs a component .x, .y or .z", t.text));
+          err(t, fmt::format("special register '{}' needs a component .x, .y or .z", t.text));
         take();
         o.comp = uint8_t(c.text[1] - 'x');
       }
@@ -1533,13 +1563,14 @@ void Parser::parse_instruction() {
     while (b < e && ((*src_)[b] == ' ' || (*src_)[b] == '\t')) ++b;
     in.text = std::string_view(*src_).substr(b, e - b);
   }
-  validate_instruction(in, op_tok);
+  validate_instruction(in, op_tok, op_toks);
   check_operands(in, op_toks);
   in.exec = classify(in);
   fn_->insts.push_back(std::move(in));
 }
 
-void Parser::validate_instruction(Instruction& in, const Token& op_tok) {
+void Parser::validate_instruction(Instruction& in, const Token& op_tok,
+                                  const std::vector<const Token*>& op_toks) {
   auto need_type = [&]() {
     if (in.type == Type::none) err(op_tok, fmt::format("'{}' needs a type modifier", op_name(in.op)));
   };
@@ -1568,10 +1599,17 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok) {
       break;
     case Op::abs: case Op::neg: case Op::not_: case Op::cnot: case Op::popc: case Op::clz:
     case Op::brev: case Op::bfind: case Op::sqrt: case Op::rsqrt: case Op::rcp: case Op::sin:
-    case Op::cos: case Op::lg2: case Op::ex2: case Op::tanh: case Op::mov: case Op::cvt:
+    case Op::cos: case Op::lg2: case Op::ex2: case Op::tanh: case Op::mov:
     case Op::cvta: case Op::testp:
       need_type(); need_ops(2, 2); in.ndst = 1;
       break;
+    case Op::cvt: {
+      // Packed destinations take two sources: cvt.rn.f16x2.f32 d, a, b.
+      const bool packed = in.type == Type::f16x2 || in.type == Type::bf16x2 ||
+                          in.type == Type::e4m3x2 || in.type == Type::e5m2x2;
+      need_type(); need_ops(2, packed ? 3 : 2); in.ndst = 1;
+      break;
+    }
     case Op::bmsk:
       need_type(); need_ops(3, 3); in.ndst = 1;
       break;
@@ -1701,15 +1739,17 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok) {
     const Operand& d = in.ops[i];
     if (d.kind == OperandKind::reg || d.kind == OperandKind::pred || d.kind == OperandKind::sink)
       continue;
+    const Token& at = i < op_toks.size() ? *op_toks[i] : op_tok;
+    if (d.kind == OperandKind::imm) err(at, "an immediate cannot be a destination");
     if (d.kind == OperandKind::vec) {
       for (unsigned k = 0; k < d.count; ++k) {
         const Operand& e = in.elem(d, k);
         if (e.kind != OperandKind::reg && e.kind != OperandKind::sink && e.kind != OperandKind::pred)
-          err(op_tok, fmt::format("destination of '{}' must be registers", op_name(in.op)));
+          err(at, fmt::format("destination of '{}' must be registers", op_name(in.op)));
       }
       continue;
     }
-    err(op_tok, fmt::format("destination operand {} of '{}' must be a register", i + 1, op_name(in.op)));
+    err(at, fmt::format("destination operand {} of '{}' must be a register", i + 1, op_name(in.op)));
   }
   if (in.op == Op::ld || in.op == Op::st || in.op == Op::ldu) {
     if (in.vec > 1) {

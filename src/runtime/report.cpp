@@ -1,7 +1,9 @@
 #include "runtime/report.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -27,9 +29,106 @@ double stat_value(const json& tree, const std::string& path) {
     cur = &(*cur)[key];
     b = e + 1;
   }
+  if (cur->is_object() && cur->contains("total") && (*cur)["total"].is_number()) return (*cur)["total"].get<double>();
   if (cur->is_object() && cur->contains("value") && (*cur)["value"].is_number()) return (*cur)["value"].get<double>();
   if (cur->is_number()) return cur->get<double>();
   return 0.0;
+}
+
+}  // namespace
+
+namespace {
+
+bool is_formula(const json& j) { return j.is_object() && j.contains("formula"); }
+
+/// dst += src for two stats trees of the same shape: counters, vectors and histograms add;
+/// formulas are recomputed afterwards by recompute_formulas().
+void merge_add(json& dst, const json& src) {
+  if (!src.is_object()) return;
+  if (dst.is_null()) {
+    dst = src;
+    return;
+  }
+  if (is_formula(src)) return;
+  if (src.contains("unit") && (src.contains("value") || src.contains("values") || src.contains("count"))) {
+    if (src.contains("value") && src["value"].is_number_unsigned() && dst["value"].is_number_unsigned())
+      dst["value"] = dst["value"].get<uint64_t>() + src["value"].get<uint64_t>();
+    if (src.contains("values") && src["values"].is_object())
+      for (auto& [k, v] : src["values"].items())
+        if (v.is_number_unsigned()) dst["values"][k] = dst["values"].value(k, uint64_t(0)) + v.get<uint64_t>();
+    if (src.contains("total") && src["total"].is_number_unsigned())
+      dst["total"] = dst["total"].get<uint64_t>() + src["total"].get<uint64_t>();
+    if (src.contains("count") && src["count"].is_number_unsigned()) {
+      dst["count"] = dst["count"].get<uint64_t>() + src["count"].get<uint64_t>();
+      dst["sum"] = dst["sum"].get<uint64_t>() + src["sum"].get<uint64_t>();
+      for (const char* m : {"min", "max"}) {
+        if (src[m].is_null()) continue;
+        if (dst[m].is_null() || (m[1] == 'i' ? src[m] < dst[m] : src[m] > dst[m])) dst[m] = src[m];
+      }
+      if (src.contains("buckets"))
+        for (size_t i = 0; i < src["buckets"].size() && i < dst["buckets"].size(); ++i)
+          dst["buckets"][i]["count"] = dst["buckets"][i]["count"].get<uint64_t>() + src["buckets"][i]["count"].get<uint64_t>();
+      dst["mean"] = dst["count"].get<uint64_t>()
+                        ? json(double(dst["sum"].get<uint64_t>()) / double(dst["count"].get<uint64_t>()))
+                        : json();
+    }
+    return;
+  }
+  for (auto& [k, v] : src.items()) {
+    if (!v.is_object()) continue;
+    merge_add(dst[k], v);
+  }
+}
+
+/// Value of a sibling stat named `name` inside group `g` (counter value, vector total, or an
+/// element "vec::label").
+std::optional<double> operand(const json& g, const std::string& name) {
+  const size_t sep = name.find("::");
+  const std::string stat = sep == std::string::npos ? name : name.substr(0, sep);
+  if (!g.contains(stat)) return std::nullopt;
+  const json& s = g[stat];
+  if (sep != std::string::npos) {
+    const std::string label = name.substr(sep + 2);
+    if (s.contains("values") && s["values"].contains(label)) return s["values"][label].get<double>();
+    return std::nullopt;
+  }
+  if (s.contains("total") && s["total"].is_number()) return s["total"].get<double>();
+  if (s.contains("value") && s["value"].is_number()) return s["value"].get<double>();
+  return std::nullopt;
+}
+
+void recompute_formulas(json& g) {
+  if (!g.is_object()) return;
+  for (auto& [k, v] : g.items()) {
+    if (!v.is_object()) continue;
+    if (is_formula(v)) {
+      const std::string f = v["formula"].get<std::string>();
+      const size_t slash = f.find(" / ");
+      if (slash == std::string::npos) continue;
+      std::string num = f.substr(0, slash), den = f.substr(slash + 3);
+      double scale = 1.0;
+      if (const size_t star = den.find(" * "); star != std::string::npos) {
+        scale = std::atof(den.substr(star + 3).c_str());
+        den = den.substr(0, star);
+      }
+      const auto a = operand(g, num), b = operand(g, den);
+      if (a && b && *b != 0) v["value"] = *a / *b * scale;
+      else v["value"] = nullptr;
+    } else {
+      recompute_formulas(v);
+    }
+  }
+}
+
+/// Add gpu.sm_total: the sum of every sm[i] subtree.
+void add_sm_total(json& gpu) {
+  if (!gpu.is_object()) return;
+  json total;
+  for (auto& [k, v] : gpu.items())
+    if (k.rfind("sm[", 0) == 0) merge_add(total, v);
+  if (total.is_null()) return;
+  recompute_formulas(total);
+  gpu["sm_total"] = std::move(total);
 }
 
 }  // namespace
@@ -41,6 +140,8 @@ json build_run_json(const config::Config& cfg, const std::string& mode, const st
   j["mode"] = mode;
   j["config"] = {{"preset", cfg.preset_name()}, {"hash", cfg.hash()}, {"values", cfg.to_json()}};
   json ks = json::array();
+  json host_kernels = json::array();
+  json run_gpu;
   uint64_t tot_cycles = 0, tot_warp = 0, tot_thread = 0;
   double kernel_wall = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -59,9 +160,22 @@ json build_run_json(const config::Config& cfg, const std::string& mode, const st
     e["cycles"] = k.result.cycles;
     e["ipc"] = k.result.cycles ? double(k.result.thread_insts) / double(k.result.cycles) : 0.0;
     e["start_cycle"] = tot_cycles;
-    e["wall_seconds"] = k.wall_seconds;
-    if (!k.stats.is_null()) e["stats"] = k.stats;
+    if (k.stats.is_object()) {
+      json gpu = k.stats;
+      gpu.erase("trace_events");
+      json extra = json::object();
+      for (const char* key : {"start_cycle", "end_cycle", "occupancy"})
+        if (gpu.contains(key)) {
+          extra[key] = gpu[key];
+          gpu.erase(key);
+        }
+      add_sm_total(gpu);
+      merge_add(run_gpu, gpu);
+      e["occupancy"] = extra.value("occupancy", json::object());
+      e["stats"] = {{"gpu", std::move(gpu)}};
+    }
     ks.push_back(std::move(e));
+    host_kernels.push_back({{"name", k.name}, {"wall_seconds", k.wall_seconds}});
     tot_cycles += k.result.cycles;
     tot_warp += k.result.warp_insts;
     tot_thread += k.result.thread_insts;
@@ -73,17 +187,23 @@ json build_run_json(const config::Config& cfg, const std::string& mode, const st
                  {"warp_insts", tot_warp},
                  {"thread_insts", tot_thread},
                  {"ipc", tot_cycles ? double(tot_thread) / double(tot_cycles) : 0.0}};
-  j["sim_rate"] = {{"thread_insts_per_s", rate(double(tot_thread), kernel_wall)},
-                   {"warp_insts_per_s", rate(double(tot_warp), kernel_wall)},
-                   {"cycles_per_s", rate(double(tot_cycles), kernel_wall)},
-                   {"kernel_wall_seconds", kernel_wall}};
-  j["wall_seconds"] = wall;
+  if (!run_gpu.is_null()) {
+    recompute_formulas(run_gpu);
+    j["stats"] = {{"gpu", std::move(run_gpu)}};
+  }
+  // Host-side measurements (the only part that differs between two identical runs).
+  j["host"] = {{"wall_seconds", wall},
+               {"kernel_wall_seconds", kernel_wall},
+               {"thread_insts_per_s", rate(double(tot_thread), kernel_wall)},
+               {"warp_insts_per_s", rate(double(tot_warp), kernel_wall)},
+               {"cycles_per_s", rate(double(tot_cycles), kernel_wall)},
+               {"kernels", std::move(host_kernels)}};
   return j;
 }
 
 std::string summary_text(const json& run) {
   const json& t = run["totals"];
-  const json& r = run["sim_rate"];
+  const json& r = run["host"];
   std::string s = fmt::format("simtlab: {} mode, GPU '{}' (config {}): {} kernel launch{}, {} warp instructions ({} thread)",
                               run["mode"].get<std::string>(), run["config"]["preset"].get<std::string>(),
                               run["config"]["hash"].get<std::string>(), t["launches"].get<uint64_t>(),
@@ -91,7 +211,7 @@ std::string summary_text(const json& run) {
                               t["thread_insts"].get<uint64_t>());
   if (t["cycles"].get<uint64_t>())
     s += fmt::format(", {} cycles, IPC {:.2f}", t["cycles"].get<uint64_t>(), t["ipc"].get<double>());
-  s += fmt::format("\nsimtlab: simulated in {:.2f} s: {:.3g} thread-inst/s, {:.3g} warp-inst/s", run["wall_seconds"].get<double>(),
+  s += fmt::format("\nsimtlab: simulated in {:.2f} s: {:.3g} thread-inst/s, {:.3g} warp-inst/s", r["wall_seconds"].get<double>(),
                    r["thread_insts_per_s"].get<double>(), r["warp_insts_per_s"].get<double>());
   if (t["cycles"].get<uint64_t>()) s += fmt::format(", {:.3g} cycles/s", r["cycles_per_s"].get<double>());
   return s + "\n";
@@ -105,7 +225,7 @@ std::string stats_text(const json& run) {
     tot_cycles += cyc;
     tot_insn += insn;
     const json empty = json::object();
-    const json& st = k.contains("stats") ? k["stats"] : empty;
+    const json& st = k.contains("stats") ? k["stats"]["gpu"] : empty;
     s += fmt::format("kernel_name = {}\n", k["name"].get<std::string>());
     s += fmt::format("kernel_launch_uid = {}\n", k["index"].get<uint64_t>() + 1);
     s += fmt::format("gpu_sim_cycle = {}\n", cyc);
@@ -115,8 +235,8 @@ std::string stats_text(const json& run) {
     s += fmt::format("gpu_tot_sim_insn = {}\n", tot_insn);
     s += fmt::format("gpu_tot_ipc = {:12.4f}\n", tot_cycles ? double(tot_insn) / double(tot_cycles) : 0.0);
     s += fmt::format("gpu_warp_insn = {}\n", k["warp_insts"].get<uint64_t>());
-    const double l1a = stat_value(st, "l1d.accesses"), l1m = stat_value(st, "l1d.misses");
-    const double l2a = stat_value(st, "l2.accesses"), l2m = stat_value(st, "l2.misses");
+    const double l1a = stat_value(st, "sm_total.l1d.accesses"), l1m = stat_value(st, "sm_total.l1d.misses");
+    const double l2a = stat_value(st, "mem.l2_total.accesses"), l2m = stat_value(st, "mem.l2_total.misses");
     s += fmt::format("L1D_total_cache_accesses = {}\n", uint64_t(l1a));
     s += fmt::format("L1D_total_cache_misses = {}\n", uint64_t(l1m));
     s += fmt::format("L1D_total_cache_miss_rate = {:.4f}\n", l1a ? l1m / l1a : 0.0);
@@ -146,7 +266,7 @@ void append_csv(const std::string& path, const json& run) {
       << ',' << k["ctas"].get<uint64_t>() << ',' << k["regs_per_thread"].get<uint32_t>() << ','
       << k["cycles"].get<uint64_t>() << ',' << k["warp_insts"].get<uint64_t>() << ','
       << k["thread_insts"].get<uint64_t>() << ',' << fmt::format("{:.6f}", k["ipc"].get<double>()) << ','
-      << fmt::format("{:.6f}", k["wall_seconds"].get<double>()) << '\n';
+      << fmt::format("{:.6f}", run["host"]["kernels"][k["index"].get<size_t>()]["wall_seconds"].get<double>()) << '\n';
   }
 }
 

@@ -34,7 +34,7 @@ void TraceSink::close(uint32_t sm, uint32_t warp, Open& o) {
   if (!o.open) return;
   o.open = false;
   if (o.last < begin_ || o.start > end_) return;
-  const uint64_t s = std::max(o.start, begin_), e = std::min(o.last + 1, end_ + 1);
+  const uint64_t s = std::max(o.start, begin_), e = std::min(o.last + 1, end_ == UINT64_MAX ? end_ : end_ + 1);
   events_.push_back({{"name", "issue"}, {"cat", "warp"}, {"ph", "X"}, {"pid", 1 + sm}, {"tid", 1 + warp},
                      {"ts", s}, {"dur", std::max<uint64_t>(1, e - s)}});
   // The gap until the next issue is a stall interval (emitted when the next one starts).

@@ -311,7 +311,8 @@ AccessResult Cache::fail(FailCause c) {
 void Cache::perform(MemReq& req, const Plan& pl, int32_t slot) {
   Line& l = lines_[slot];
   if (pl.store) {
-    const uint8_t writable = pl.allocate ? uint8_t(l.valid | pl.full) : l.valid;
+    // Only the request's sectors (sector_mask) and, of those, only valid or fully written ones.
+    const uint8_t writable = uint8_t((pl.allocate ? l.valid | pl.full : l.valid) & pl.units);
     if (opts_.keep_data && req.data) {
       uint8_t* d = line_data(slot);
       const uint32_t line_off = uint32_t(l.tag & (kBlockBytes - 1));

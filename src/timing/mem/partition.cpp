@@ -109,6 +109,7 @@ MemoryPartition::MemoryPartition(uint32_t id, const L2Params& p, const IcntParam
   }
   atomics_.reserve(64);
   atom_busy_.reserve(64);
+  atom_starts_.reserve(64);
 }
 
 MemoryPartition::~MemoryPartition() = default;
@@ -127,7 +128,7 @@ void MemoryPartition::connect(std::vector<sim::Port<MemReq>*> icnt_in,
 }
 
 void MemoryPartition::start_atomic(uint32_t s, MemReq req, bool hit, uint64_t now) {
-  uint64_t start = std::max(now, atom_next_start_);
+  uint64_t start = now;
   const Addr a = req.addr;
   auto it = std::find_if(atom_busy_.begin(), atom_busy_.end(),
                          [a](const auto& e) { return e.first == a; });
@@ -135,13 +136,15 @@ void MemoryPartition::start_atomic(uint32_t s, MemReq req, bool hit, uint64_t no
     atomic_serialized_ += it->second - start;
     start = it->second;
   }
+  // One start per cycle: take the first cycle from `start` on that no other atomic booked.
+  while (std::find(atom_starts_.begin(), atom_starts_.end(), start) != atom_starts_.end()) ++start;
+  atom_starts_.push_back(start);
   const uint64_t done = start + p_.atomic_latency.v;
   if (it != atom_busy_.end()) {
     it->second = done;
   } else {
     atom_busy_.emplace_back(a, done);
   }
-  atom_next_start_ = start + 1;
   atomics_.push_back(Atomic{done, atom_seq_++, s, MemResp{std::move(req), hit ? 1u : 0u}});
   ++atomics_stat_;
 }
@@ -178,8 +181,8 @@ bool MemoryPartition::tick() {
     atomics_.pop_back();
     progress = true;
   }
-  for (const Atomic& a : atomics_) soon(a.done);
   std::erase_if(atom_busy_, [now](const auto& e) { return e.second <= now; });
+  std::erase_if(atom_starts_, [now](uint64_t t) { return t < now; });
 
   for (uint32_t s = 0; s < slices_.size(); ++s) {
     Slice& sl = slices_[s];
@@ -245,6 +248,7 @@ bool MemoryPartition::tick() {
     progress = true;
   }
   if (!dram_q_.empty()) soon(dram_q_.front().ready);
+  for (const Atomic& a : atomics_) soon(a.done);  // including the ones started this cycle
 
   if (wake <= now + 1) return progress;
   sleep();

@@ -15,8 +15,9 @@
 //
 // Atomic unit: atomics perform their read-modify-write in the slice (so they are ordered with
 // the loads and stores to their line); the unit adds atomic_latency and serialises atomics to
-// one address: an atomic starts no earlier than the previous one to its address finished,
-// and at most one atomic starts per cycle.
+// one address: an atomic starts no earlier than the previous one to its address finished.
+// At most one atomic starts per cycle; atomics to other addresses are not held up by a
+// serialised one (the unit issues out of order across addresses).
 //
 // Write-backs (MemReq::writeback) are performed and never answered. The partition sleeps when
 // idle and wakes itself at its next internal event.
@@ -104,7 +105,7 @@ class MemoryPartition : public sim::Component {
   uint32_t rr_ = 0;
   std::vector<Atomic> atomics_;                      // in flight, unordered
   std::vector<std::pair<Addr, uint64_t>> atom_busy_; // address -> finish cycle (recent)
-  uint64_t atom_next_start_ = 0;
+  std::vector<uint64_t> atom_starts_;                // booked start cycles (>= now)
   uint64_t atom_seq_ = 0;
 
   stats::Group g_;
