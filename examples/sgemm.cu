@@ -1,5 +1,6 @@
 // sgemm: C = alpha * A * B + beta * C with a shared-memory tiled kernel (16x16 tiles, one output
-// element per thread). Row-major matrices of any size (partial tiles are zero-padded).
+// element per thread; 8x8 tiles on GPUs whose SMs cannot hold a 256-thread block of it, such
+// as the Tesla-like preset with 4096 registers per SM). Row-major matrices of any size (partial tiles are zero-padded).
 // Self-checking against a double-precision CPU reference with a rigorous float error bound.
 //
 // Build: nvcc -cudart shared -o sgemm sgemm.cu
@@ -19,9 +20,8 @@
     }                                                                             \
   } while (0)
 
-constexpr int TILE = 16;
-
 // A is MxK, B is KxN, C is MxN. Block (TILE, TILE) computes one TILE x TILE tile of C.
+template <int TILE>
 __global__ void sgemmTiled(int M, int N, int K, float alpha, const float* A, const float* B,
                            float beta, float* C) {
   __shared__ float As[TILE][TILE];
@@ -64,12 +64,20 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemcpy(dB, B.data(), B.size() * sizeof(float), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(dC, C.data(), C.size() * sizeof(float), cudaMemcpyHostToDevice));
 
+  // Use 16x16 tiles when an SM can hold such a block, else 8x8.
+  cudaFuncAttributes fa;
+  CUDA_CHECK(cudaFuncGetAttributes(&fa, sgemmTiled<16>));
+  int dev = 0, regsPerSm = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&regsPerSm, cudaDevAttrMaxRegistersPerMultiprocessor, dev));
+  const int TILE = fa.numRegs * 256 <= regsPerSm && fa.maxThreadsPerBlock >= 256 ? 16 : 8;
   dim3 block(TILE, TILE), grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE);
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   CUDA_CHECK(cudaEventRecord(start));
-  sgemmTiled<<<grid, block>>>(M, N, K, alpha, dA, dB, beta, dC);
+  if (TILE == 16) sgemmTiled<16><<<grid, block>>>(M, N, K, alpha, dA, dB, beta, dC);
+  else sgemmTiled<8><<<grid, block>>>(M, N, K, alpha, dA, dB, beta, dC);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaEventRecord(stop));
   CUDA_CHECK(cudaEventSynchronize(stop));

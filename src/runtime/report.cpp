@@ -120,15 +120,33 @@ void recompute_formulas(json& g) {
   }
 }
 
-/// Add gpu.sm_total: the sum of every sm[i] subtree.
-void add_sm_total(json& gpu) {
-  if (!gpu.is_object()) return;
+/// Sum of every child of `g` whose name starts with `prefix` (e.g. "sm[").
+json sum_children(const json& g, const std::string& prefix) {
   json total;
-  for (auto& [k, v] : gpu.items())
-    if (k.rfind("sm[", 0) == 0) merge_add(total, v);
-  if (total.is_null()) return;
-  recompute_formulas(total);
-  gpu["sm_total"] = std::move(total);
+  if (!g.is_object()) return total;
+  for (auto& [k, v] : g.items())
+    if (k.rfind(prefix, 0) == 0) merge_add(total, v);
+  if (!total.is_null()) recompute_formulas(total);
+  return total;
+}
+
+/// Add whole-chip sums: gpu.sm_total (every sm[i]), gpu.mem.l2_total (every L2 slice of every
+/// partition), gpu.mem.dram_total (every DRAM channel).
+void add_totals(json& gpu) {
+  if (!gpu.is_object()) return;
+  json sm = sum_children(gpu, "sm[");
+  if (!sm.is_null()) gpu["sm_total"] = std::move(sm);
+  if (!gpu.contains("mem")) return;
+  json& mem = gpu["mem"];
+  json l2;
+  for (auto& [k, v] : mem.items())
+    if (k.rfind("partition[", 0) == 0) merge_add(l2, sum_children(v, "slice["));
+  if (!l2.is_null()) {
+    recompute_formulas(l2);
+    mem["l2_total"] = std::move(l2);
+  }
+  json dram = sum_children(mem, "dram[");
+  if (!dram.is_null()) mem["dram_total"] = std::move(dram);
 }
 
 }  // namespace
@@ -169,7 +187,7 @@ json build_run_json(const config::Config& cfg, const std::string& mode, const st
           extra[key] = gpu[key];
           gpu.erase(key);
         }
-      add_sm_total(gpu);
+      add_totals(gpu);
       merge_add(run_gpu, gpu);
       e["occupancy"] = extra.value("occupancy", json::object());
       e["stats"] = {{"gpu", std::move(gpu)}};

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "config/describer.h"
+#include "timing/mem/memory_params.h"
 #include "timing/sm/sm_params.h"
 
 namespace simtlab::timing {
@@ -63,6 +64,7 @@ struct SimParams {
   uint64_t max_warp_insts_per_cta = uint64_t(1) << 32;
   uint64_t watchdog_cycles = 1000000;
   uint32_t fixed_memory_latency = 200;
+  std::string memory_model = "full";
   void describe(config::Describer& d) {
     d.param("mode", mode, "", "functional: run kernels to completion without timing; timing: cycle-level model",
             "simtlab").one_of({"functional", "timing"});
@@ -78,16 +80,21 @@ struct SimParams {
     d.param("fixed_memory_latency", fixed_memory_latency, "cycles",
             "Latency of every memory request when mem.model=fixed (stand-in memory system)",
             "assumption: ~200 core cycles, GTX480-class DRAM load latency").range(1, 100000);
+    d.param("memory_model", memory_model, "",
+            "full: interconnect + L2 slices + DRAM channels (mem.*); fixed: every request takes fixed_memory_latency",
+            "simtlab").one_of({"full", "fixed"});
   }
 };
 
 struct GpuParams {
   ChipParams gpu;
   SmParams sm;
+  MemoryParams mem;
   SimParams sim;
   void describe(config::Describer& d) {
     d.group("gpu", gpu, "Chip-level organisation and clocks");
     d.group("sm", sm, "Streaming multiprocessor resources and pipeline");
+    d.group("mem", mem, "Memory system below the SMs: interconnect, L2, DRAM");
     d.group("sim", sim, "Simulator behaviour");
   }
 };

@@ -19,6 +19,10 @@ class MemBackend {
  public:
   virtual ~MemBackend() = default;
   virtual std::unique_ptr<SmMemPort> port(uint32_t sm) = 0;
+  /// Connect SM `sm`'s component (responses wake it).
+  virtual void attach(uint32_t sm, sim::Component& c) {}
+  /// Bring time-integrated statistics up to date before a snapshot.
+  virtual void update_stats() {}
 };
 
 std::unique_ptr<MemBackend> make_memory_backend(const GpuParams& p, sim::Simulation& sim, sim::ClockDomain& core,

@@ -94,6 +94,7 @@ Gpu::Gpu(const GpuParams& p)
     ports_.push_back(mem_->port(i));
     sms_.push_back(std::make_unique<Sm>(i, p_.sm, root_, ports_.back().get()));
     sim_.add(*sms_.back(), *core_);
+    mem_->attach(i, *sms_.back());
   }
   dispatcher_ = std::make_unique<Dispatcher>(*this);
   sim_.add(*dispatcher_, *core_);
@@ -125,6 +126,7 @@ func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
   L.num_sms = p_.gpu.num_sms;
   const uint64_t code_base = 0x0000'0600'0000'0000ull + (uint64_t(++launches_) << 28);
   for (auto& s : sms_) s->begin_kernel(&L, cx, code_base);
+  mem_->update_stats();
   const stats::Snapshot before = stats::snapshot(root_);
   const uint64_t start = core_->cycle();
   uint64_t warp0 = 0, thread0 = 0;
@@ -171,6 +173,7 @@ func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
   }
   r.warp_insts -= warp0;
   r.thread_insts -= thread0;
+  mem_->update_stats();
   const stats::Snapshot after = stats::snapshot(root_);
   nlohmann::json j = stats::to_json(root_, stats::delta(after, before));
   j["start_cycle"] = start;

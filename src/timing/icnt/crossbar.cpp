@@ -22,8 +22,8 @@ std::vector<std::string> port_labels(const char* prefix, uint32_t n) {
 template <typename T>
 class Net {
  public:
-  Net(uint32_t n_in, uint32_t n_out, uint32_t out_capacity, const IcntParams& p,
-      stats::Group& g, const char* name, const char* out_prefix)
+  Net(uint32_t n_in, uint32_t n_out, uint32_t out_capacity, const IcntParams& p, stats::Group& g,
+      const char* name, const char* out_prefix)
       : cap_(out_capacity),
         latency_(p.latency.v),
         fpc_(p.flits_per_cycle),
@@ -139,16 +139,16 @@ struct Crossbar::Nets {
         req(num_sms, num_mem, p.mem_ejection_buffer, p, g, "req", "mem"),
         resp(num_mem, num_sms, p.sm_ejection_buffer, p, g, "resp", "sm"),
         cycles(g.counter("cycles", "cycles", "Interconnect cycles elapsed (update_stats)")),
-        req_port_cycles(g.counter("req_port_cycles", "cycles",
-                                  "cycles x memory ports (update_stats)")),
-        resp_port_cycles(g.counter("resp_port_cycles", "cycles",
-                                   "cycles x SM ports (update_stats)")),
+        req_port_cycles(
+            g.counter("req_port_cycles", "cycles", "cycles x memory ports (update_stats)")),
+        resp_port_cycles(
+            g.counter("resp_port_cycles", "cycles", "cycles x SM ports (update_stats)")),
         num_sms(num_sms),
         num_mem(num_mem) {
-    g.ratio("req_utilization", "", "Mean busy fraction of the memory-side output ports",
-            "req_busy", "req_port_cycles");
-    g.ratio("resp_utilization", "", "Mean busy fraction of the SM-side output ports",
-            "resp_busy", "resp_port_cycles");
+    g.ratio("req_utilization", "", "Mean busy fraction of the memory-side output ports", "req_busy",
+            "req_port_cycles");
+    g.ratio("resp_utilization", "", "Mean busy fraction of the SM-side output ports", "resp_busy",
+            "resp_port_cycles");
   }
   stats::Group g;
   Net<MemReq> req;
@@ -160,8 +160,7 @@ struct Crossbar::Nets {
   uint32_t num_mem;
 };
 
-Crossbar::Crossbar(const IcntParams& p, uint32_t num_sms, uint32_t num_mem,
-                   stats::Group& parent)
+Crossbar::Crossbar(const IcntParams& p, uint32_t num_sms, uint32_t num_mem, stats::Group& parent)
     : Interconnect("icnt"), nets_(std::make_unique<Nets>(p, num_sms, num_mem, parent)) {}
 
 Crossbar::~Crossbar() = default;
@@ -199,8 +198,8 @@ void Crossbar::update_stats() {
 
 bool Crossbar::idle() const { return nets_->req.idle() && nets_->resp.idle(); }
 
-std::unique_ptr<Interconnect> make_crossbar(const IcntParams& p, uint32_t num_sms,
-                                            uint32_t num_mem, stats::Group& parent) {
+std::unique_ptr<Interconnect> make_crossbar(const IcntParams& p, uint32_t num_sms, uint32_t num_mem,
+                                            stats::Group& parent) {
   return std::make_unique<Crossbar>(p, num_sms, num_mem, parent);
 }
 

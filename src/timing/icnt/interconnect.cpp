@@ -5,8 +5,8 @@
 namespace simtlab::timing {
 
 // Implementations (one file each).
-std::unique_ptr<Interconnect> make_crossbar(const IcntParams& p, uint32_t num_sms,
-                                            uint32_t num_mem, stats::Group& parent);
+std::unique_ptr<Interconnect> make_crossbar(const IcntParams& p, uint32_t num_sms, uint32_t num_mem,
+                                            stats::Group& parent);
 
 namespace {
 
@@ -25,8 +25,7 @@ constexpr Entry kTopologies[] = {
 void IcntParams::describe(config::Describer& d) {
   d.param("topology", topology, "", "Network topology", "book 1.14 (NVIDIA patents: crossbar)")
       .one_of(interconnect_names());
-  d.param("flit_size", flit_size, "bytes", "Flit size", "GTX480 config icnt_flit_size 40")
-      .min(1);
+  d.param("flit_size", flit_size, "bytes", "Flit size", "GTX480 config icnt_flit_size 40").min(1);
   d.param("flits_per_cycle", flits_per_cycle, "flits", "Flits one port moves per cycle",
           "config_fermi_islip.icnt (input_speedup = output_speedup = 1)")
       .min(1);
@@ -39,8 +38,9 @@ void IcntParams::describe(config::Describer& d) {
           "config_fermi_islip.icnt vc_buf_size 64 (BookSim counts flits; we count packets)")
       .min(1);
   d.param("sm_ejection_buffer", sm_ejection_buffer, "packets",
-          "Ejection buffer in front of each SM", "GTX480 config "
-                                                 "gpgpu_n_cluster_ejection_buffer_size 32")
+          "Ejection buffer in front of each SM",
+          "GTX480 config "
+          "gpgpu_n_cluster_ejection_buffer_size 32")
       .min(1);
   d.param("mem_ejection_buffer", mem_ejection_buffer, "packets",
           "Ejection buffer in front of each L2 slice",

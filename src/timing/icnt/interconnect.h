@@ -42,7 +42,7 @@ struct IcntParams {
 template <typename T>
 struct Packet {
   T msg;
-  uint32_t dest = 0;   // output port
+  uint32_t dest = 0;  // output port
   uint32_t flits = 1;
 };
 using ReqPacket = Packet<MemReq>;

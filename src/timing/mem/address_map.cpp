@@ -20,8 +20,9 @@ void AddressMapParams::describe(config::Describer& d) {
       .pow2();
   d.param("layout", layout, "", "Bank/row/column bits of the channel-local address, MSB first",
           "GTX480 config gpgpu_mem_addr_mapping with the dramid bits removed");
-  d.param("hash", hash, "", "Channel index hash", "off by default (GTX480 config "
-                                                  "gpgpu_memory_partition_indexing 0)")
+  d.param("hash", hash, "", "Channel index hash",
+          "off by default (GTX480 config "
+          "gpgpu_memory_partition_indexing 0)")
       .one_of({"none", "xor"});
 }
 
@@ -36,10 +37,17 @@ AddressMap::AddressMap(const AddressMapParams& p) : p_(p) {
     const char c = *it;
     if (c == '.') continue;
     switch (c) {
-      case 'R': row_bits_.push_back(uint8_t(bit)); break;
-      case 'B': bank_bits_.push_back(uint8_t(bit)); break;
-      case 'C': col_bits_.push_back(uint8_t(bit)); break;
-      case 'S': break;
+      case 'R':
+        row_bits_.push_back(uint8_t(bit));
+        break;
+      case 'B':
+        bank_bits_.push_back(uint8_t(bit));
+        break;
+      case 'C':
+        col_bits_.push_back(uint8_t(bit));
+        break;
+      case 'S':
+        break;
       default:
         fatal("mem.map.layout: unexpected '{}' in '{}' (use R, B, C, S and '.')", c, p.layout);
     }

@@ -47,7 +47,7 @@ struct DramCoord {
   uint32_t slice = 0;  // global L2 slice: channel * sub_partitions + sub
   uint32_t bank = 0;
   uint64_t row = 0;
-  uint32_t col = 0;    // in bursts (the S bits are below it)
+  uint32_t col = 0;  // in bursts (the S bits are below it)
   bool operator==(const DramCoord&) const = default;
 };
 

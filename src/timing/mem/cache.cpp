@@ -61,8 +61,8 @@ void CacheParams::describe(config::Describer& d) {
           cite.hit_latency);
   d.param("global_write", global_write, "", "Write policy of global stores", cite.global_write)
       .one_of({"write_back", "write_through"});
-  d.param("global_write_allocate", global_write_allocate, "",
-          "Global store misses allocate a line", cite.global_write);
+  d.param("global_write_allocate", global_write_allocate, "", "Global store misses allocate a line",
+          cite.global_write);
   d.param("local_write", local_write, "", "Write policy of local stores", cite.local_write)
       .one_of({"write_back", "write_through"});
   d.param("local_write_allocate", local_write_allocate, "", "Local store misses allocate a line",
@@ -96,29 +96,29 @@ std::string CacheParams::check() const {
 
 struct Cache::Line {
   Addr tag = kNoLine;
-  uint8_t valid = 0;   // block-relative sector bits
+  uint8_t valid = 0;  // block-relative sector bits
   uint8_t dirty = 0;
-  int32_t mshr = -1;   // pending MSHR: the line is reserved (never a victim)
+  int32_t mshr = -1;  // pending MSHR: the line is reserved (never a victim)
 };
 
 struct Cache::Mshr {
   Addr line = kNoLine;
-  int32_t slot = -1;       // line slot, -1 until an allocate-on-fill line is installed
-  uint8_t requested = 0;   // sectors whose fill is in flight
-  uint8_t touched = 0;     // sectors the held requests read or write
-  uint32_t n = 0;          // held requests
+  int32_t slot = -1;      // line slot, -1 until an allocate-on-fill line is installed
+  uint8_t requested = 0;  // sectors whose fill is in flight
+  uint8_t touched = 0;    // sectors the held requests read or write
+  uint32_t n = 0;         // held requests
 };
 
 // What an access needs from the line and what it does to it.
 struct Cache::Plan {
-  uint8_t units = 0;      // sectors touched
-  uint8_t need = 0;       // sectors that must be valid before it performs
-  uint8_t full = 0;       // sectors a store overwrites completely
+  uint8_t units = 0;  // sectors touched
+  uint8_t need = 0;   // sectors that must be valid before it performs
+  uint8_t full = 0;   // sectors a store overwrites completely
   bool store = false;
   bool atomic = false;
-  bool allocate = true;   // an absent line is allocated
-  bool through = false;   // write-through store: always forwarded
-  bool back = false;      // write-back store/atomic: marks dirty when kept here
+  bool allocate = true;  // an absent line is allocated
+  bool through = false;  // write-through store: always forwarded
+  bool back = false;     // write-back store/atomic: marks dirty when kept here
 };
 
 struct Cache::Waiter {
@@ -138,13 +138,14 @@ Cache::Cache(std::string name, const CacheParams& p, stats::Group& parent, Cache
       g_(std::move(name), &parent),
       accesses_(g_.vector("accesses", "accesses", "Accepted accesses", kind_labels())),
       hits_(g_.vector("hits", "accesses", "Accesses served from valid sectors", kind_labels())),
-      misses_(g_.vector("misses", "accesses", "Accesses that missed (new MSHR or no-fetch "
-                                              "allocate or forwarded store)",
+      misses_(g_.vector("misses", "accesses",
+                        "Accesses that missed (new MSHR or no-fetch "
+                        "allocate or forwarded store)",
                         kind_labels())),
-      hit_reserved_(g_.vector("hit_reserved", "accesses",
-                              "Accesses merged into a pending MSHR", kind_labels())),
-      bypasses_(g_.vector("bypasses", "accesses", "Accesses forwarded without a lookup",
-                          kind_labels())),
+      hit_reserved_(g_.vector("hit_reserved", "accesses", "Accesses merged into a pending MSHR",
+                              kind_labels())),
+      bypasses_(
+          g_.vector("bypasses", "accesses", "Accesses forwarded without a lookup", kind_labels())),
       fails_(g_.vector("reservation_fails", "attempts", "Rejected accesses by cause",
                        {"mshr_full", "merge_limit", "set_reserved", "miss_queue_full"})),
       fills_(g_.counter("fills", "responses", "Fill responses installed")),
@@ -156,8 +157,8 @@ Cache::Cache(std::string name, const CacheParams& p, stats::Group& parent, Cache
   if (std::string why = p.check(); !why.empty()) fatal("{}: {}", g_.path(), why);
   sets_ = uint32_t(p.size / (uint64_t(p.line) * p.assoc));
   index_fn_ = parse_set_index(p.index);
-  global_write_ = p.global_write == "write_back" ? WritePolicy::write_back
-                                                 : WritePolicy::write_through;
+  global_write_ =
+      p.global_write == "write_back" ? WritePolicy::write_back : WritePolicy::write_through;
   local_write_ =
       p.local_write == "write_back" ? WritePolicy::write_back : WritePolicy::write_through;
   on_fill_ = p.allocate == "on_fill";
@@ -269,8 +270,8 @@ void Cache::push_fill(const MemReq& req, Addr la, uint32_t units) {
   f.addr = la;
   f.bytes = p_.line;
   f.sector_mask = units;
-  f.kind = req.kind == AccessKind::store || req.kind == AccessKind::atomic ? AccessKind::load
-                                                                           : req.kind;
+  f.kind =
+      req.kind == AccessKind::store || req.kind == AccessKind::atomic ? AccessKind::load : req.kind;
   f.sm = req.sm;
   f.local = req.local;
   f.fill = true;
@@ -368,8 +369,7 @@ AccessResult Cache::access(const MemReq& req, uint64_t now) {
   // A pending MSHR on the line: merge behind it when the access overlaps what it waits for.
   if (m >= 0) {
     Mshr& ms = mshrs_[m];
-    const bool conflict =
-        (pl.units & (ms.touched | ms.requested)) != 0 || (pl.need & ~valid) != 0;
+    const bool conflict = (pl.units & (ms.touched | ms.requested)) != 0 || (pl.need & ~valid) != 0;
     if (conflict) {
       if (ms.n >= p_.mshr_merge) return fail(FailCause::merge_limit);
       const uint32_t fetch =
@@ -396,8 +396,7 @@ AccessResult Cache::access(const MemReq& req, uint64_t now) {
     Line& l = lines_[slot];
     if ((pl.need & ~l.valid) == 0) {
       // Performs now.
-      const bool forward =
-          pl.store && (pl.through || (!pl.allocate && (pl.units & ~l.valid) != 0));
+      const bool forward = pl.store && (pl.through || (!pl.allocate && (pl.units & ~l.valid) != 0));
       if (forward && !room(1)) return fail(FailCause::miss_queue_full);
       const bool hit = (pl.units & ~l.valid) == 0;
       repl_->on_hit(set, uint32_t(slot) % p_.assoc);
@@ -527,8 +526,8 @@ void Cache::fill(const MemResp& resp, uint64_t now) {
     const uint32_t src_off = uint32_t(r.addr & (kBlockBytes - 1));
     for (uint32_t u = 0; u < kBlockSectors; ++u) {
       if (!(units >> u & 1)) continue;
-      std::memcpy(d + u * kSectorBytes - line_off,
-                  r.data->data() + (u * kSectorBytes - src_off), kSectorBytes);
+      std::memcpy(d + u * kSectorBytes - line_off, r.data->data() + (u * kSectorBytes - src_off),
+                  kSectorBytes);
     }
   }
   l.valid |= units;
@@ -546,8 +545,7 @@ void Cache::release(int32_t m, uint64_t now) {
     Waiter& x = w[done++];
     perform(x.req, x.plan, ms.slot);
     if (x.plan.back && !x.forwarded) l.dirty |= x.plan.units;
-    if (!x.forwarded && !x.req.writeback)
-      release_q_.push_back(Done{now, std::move(x.req), false});
+    if (!x.forwarded && !x.req.writeback) release_q_.push_back(Done{now, std::move(x.req), false});
     x.req = MemReq{};
   }
   if (done) {
@@ -605,8 +603,7 @@ void Cache::invalidate() {
 }
 
 bool Cache::idle() const {
-  return free_mshrs_.size() == p_.mshrs && miss_q_.empty() && hit_q_.empty() &&
-         release_q_.empty();
+  return free_mshrs_.size() == p_.mshrs && miss_q_.empty() && hit_q_.empty() && release_q_.empty();
 }
 
 uint32_t Cache::valid_sectors(Addr a) const {

@@ -113,8 +113,8 @@ struct AccessResult {
 };
 
 struct CacheOptions {
-  bool keep_data = false;         // checker mode
-  SliceInterleave interleave;     // set when the cache is one address-interleaved slice
+  bool keep_data = false;      // checker mode
+  SliceInterleave interleave;  // set when the cache is one address-interleaved slice
 };
 
 class Cache {
@@ -198,15 +198,15 @@ class Cache {
   bool on_fill_ = false;
   uint64_t last_now_ = 0;
 
-  std::vector<Line> lines_;             // sets_ x assoc, set-major
-  std::vector<uint8_t> data_;           // checker mode: lines_.size() x line bytes
+  std::vector<Line> lines_;    // sets_ x assoc, set-major
+  std::vector<uint8_t> data_;  // checker mode: lines_.size() x line bytes
   std::vector<Mshr> mshrs_;
-  std::vector<Waiter> waiters_;         // mshrs x mshr_merge, in merge order per MSHR
-  std::vector<int32_t> free_mshrs_;     // stack, lowest index on top
+  std::vector<Waiter> waiters_;      // mshrs x mshr_merge, in merge order per MSHR
+  std::vector<int32_t> free_mshrs_;  // stack, lowest index on top
   std::unique_ptr<ReplacementPolicy> repl_;
   Ring<MemReq> miss_q_;
-  Ring<Done> hit_q_;                    // ready = access + hit_latency (non-decreasing)
-  Ring<Done> release_q_;                // ready = fill/ack time (non-decreasing)
+  Ring<Done> hit_q_;      // ready = access + hit_latency (non-decreasing)
+  Ring<Done> release_q_;  // ready = fill/ack time (non-decreasing)
 
   stats::Group g_;
   stats::Vector& accesses_;

@@ -123,9 +123,7 @@ struct DramChannel::InFlight {
   uint64_t seq = 0;
   MemResp resp;
   // Min-heap order for std::push_heap (which builds a max-heap).
-  bool operator<(const InFlight& o) const {
-    return done != o.done ? done > o.done : seq > o.seq;
-  }
+  bool operator<(const InFlight& o) const { return done != o.done ? done > o.done : seq > o.seq; }
 };
 
 DramChannel::DramChannel(std::string name, const DramParams& p, const AddressMap& map,
@@ -153,8 +151,7 @@ DramChannel::DramChannel(std::string name, const DramParams& p, const AddressMap
       latency_(g_.histogram("latency", "cycles", "Arrival-to-data-complete latency",
                             stats::pow2_bounds(4096))) {
   g_.ratio("row_hit_rate", "", "Row-buffer hits per request", "row_hits", "requests");
-  g_.ratio("bandwidth_utilization", "", "Data-bus busy cycles per cycle", "busy_cycles",
-           "cycles");
+  g_.ratio("bandwidth_utilization", "", "Data-bus busy cycles per cycle", "busy_cycles", "cycles");
   g_.ratio("avg_queue_occupancy", "requests", "Mean queued requests", "queue_occupancy_sum",
            "cycles");
   g_.ratio("avg_latency", "cycles", "Mean arrival-to-data-complete latency", "latency_sum",
@@ -469,8 +466,6 @@ void DramChannel::update_stats() {
   cycles_.value = now;
 }
 
-bool DramChannel::idle() const {
-  return order_.empty() && inflight_.empty() && returnq_.empty();
-}
+bool DramChannel::idle() const { return order_.empty() && inflight_.empty() && returnq_.empty(); }
 
 }  // namespace simtlab::timing

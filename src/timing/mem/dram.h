@@ -66,8 +66,8 @@ struct DramCommand {
 class DramChannel : public sim::Component {
  public:
   /// `map` must outlive the channel. `keep_data`: checker mode (the channel stores bytes).
-  DramChannel(std::string name, const DramParams& p, const AddressMap& map,
-              stats::Group& parent, bool keep_data = false);
+  DramChannel(std::string name, const DramParams& p, const AddressMap& map, stats::Group& parent,
+              bool keep_data = false);
   ~DramChannel() override;
 
   /// Wiring: requests arrive on `in` (this channel is its receiver), answers leave on `out`.
@@ -118,12 +118,12 @@ class DramChannel : public sim::Component {
   std::vector<uint16_t> order_;  // queued entries, oldest first
   std::vector<Bank> banks_;
   std::vector<uint64_t> group_next_col_;
-  uint64_t next_act_any_ = 0;    // tRRD
+  uint64_t next_act_any_ = 0;  // tRRD
   uint64_t faw_[4] = {0, 0, 0, 0};
-  uint32_t faw_n_ = 0;           // ACTs recorded (saturates at 4)
-  uint32_t faw_head_ = 0;        // oldest of the last four
-  uint64_t next_rd_ = 0;         // tWTR
-  uint64_t next_wr_ = 0;         // tRTW
+  uint32_t faw_n_ = 0;     // ACTs recorded (saturates at 4)
+  uint32_t faw_head_ = 0;  // oldest of the last four
+  uint64_t next_rd_ = 0;   // tWTR
+  uint64_t next_wr_ = 0;   // tRTW
   uint64_t bus_free_ = 0;
   uint64_t next_refresh_ = 0;
   bool refresh_pending_ = false;

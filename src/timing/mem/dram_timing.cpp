@@ -19,11 +19,26 @@ struct Standard {
 //    (= 12 + 2 + 2 - 4 = 12), the GDDR datasheet rule (Qimonda HYB18H512321BF GDDR3 data sheet:
 //    tRTW(min) = CL + BL/2 + 2 - WL, BL/2 being the DDR burst time; BL/4 for QDR GDDR5).
 //  - tFAW and refresh are not in the config (GPGPU-Sim models neither): off.
-constexpr DramTiming kGddr5{
-    .banks = 16, .bank_groups = 4, .burst_length = 8, .data_rate = 4,
-    .tRCD = 12, .tRP = 12, .tRAS = 28, .tRC = 40, .tCL = 12, .tWL = 4, .tWR = 12,
-    .tRRD = 6, .tCCD = 2, .tCCDL = 3, .tRTP = 2, .tWTR = 5, .tRTW = 12,
-    .tFAW = 0, .tREFI = 0, .tRFC = 0};
+constexpr DramTiming kGddr5{.banks = 16,
+                            .bank_groups = 4,
+                            .burst_length = 8,
+                            .data_rate = 4,
+                            .tRCD = 12,
+                            .tRP = 12,
+                            .tRAS = 28,
+                            .tRC = 40,
+                            .tCL = 12,
+                            .tWL = 4,
+                            .tWR = 12,
+                            .tRRD = 6,
+                            .tCCD = 2,
+                            .tCCDL = 3,
+                            .tRTP = 2,
+                            .tWTR = 5,
+                            .tRTW = 12,
+                            .tFAW = 0,
+                            .tREFI = 0,
+                            .tRFC = 0};
 
 // GDDR3, the thesis Table 2.3 (resource-sharing spec section 4.1): tRRD=6, tWR=12, tRCD=12,
 // tRAS=28, tRP=12, tRC=40, tCDLR=5 (tWTR), tCL=12. The spec says to take what the table leaves
@@ -32,11 +47,26 @@ constexpr DramTiming kGddr5{
 // (data_rate 2), no bank groups (introduced by GDDR5), and burst length 4 so that one burst
 // (BL/2 = 2 cycles) matches tCCD. tRTW = CL + BL/2 + 2 - WL = 12 + 2 + 2 - 4 = 12 (Qimonda
 // GDDR3 data sheet rule). No tFAW or refresh (not in the table).
-constexpr DramTiming kGddr3{
-    .banks = 16, .bank_groups = 1, .burst_length = 4, .data_rate = 2,
-    .tRCD = 12, .tRP = 12, .tRAS = 28, .tRC = 40, .tCL = 12, .tWL = 4, .tWR = 12,
-    .tRRD = 6, .tCCD = 2, .tCCDL = 0, .tRTP = 2, .tWTR = 5, .tRTW = 12,
-    .tFAW = 0, .tREFI = 0, .tRFC = 0};
+constexpr DramTiming kGddr3{.banks = 16,
+                            .bank_groups = 1,
+                            .burst_length = 4,
+                            .data_rate = 2,
+                            .tRCD = 12,
+                            .tRP = 12,
+                            .tRAS = 28,
+                            .tRC = 40,
+                            .tCL = 12,
+                            .tWL = 4,
+                            .tWR = 12,
+                            .tRRD = 6,
+                            .tCCD = 2,
+                            .tCCDL = 0,
+                            .tRTP = 2,
+                            .tWTR = 5,
+                            .tRTW = 12,
+                            .tFAW = 0,
+                            .tREFI = 0,
+                            .tRFC = 0};
 
 constexpr Standard kStandards[] = {
     {"gddr5_h5gq1h24afr", "GTX480 config (Hynix H5GQ1H24AFR)", kGddr5},

@@ -23,8 +23,8 @@ MemorySystem::MemorySystem(const MemoryParams& p, sim::Simulation& sim, const Me
   for (uint32_t c = 0; c < channels; ++c)
     parts_.push_back(std::make_unique<MemoryPartition>(c, p.l2, p.icnt, map_, g_, opts.keep_data));
   for (uint32_t c = 0; c < channels; ++c)
-    drams_.push_back(std::make_unique<DramChannel>("dram[" + std::to_string(c) + "]", p.dram,
-                                                   map_, g_, opts.keep_data));
+    drams_.push_back(std::make_unique<DramChannel>("dram[" + std::to_string(c) + "]", p.dram, map_,
+                                                   g_, opts.keep_data));
   sim.add(*icnt_, d.icnt);
   for (auto& part : parts_) sim.add(*part, d.l2);
   for (auto& ch : drams_) sim.add(*ch, d.dram);
@@ -41,8 +41,8 @@ MemorySystem::MemorySystem(const MemoryParams& p, sim::Simulation& sim, const Me
       in.push_back(slice_in_.back().get());
       out.push_back(slice_out_.back().get());
     }
-    dram_in_.push_back(std::make_unique<sim::Port<MemReq>>(parts_[c].get(), drams_[c].get(),
-                                                           kDramPortDepth));
+    dram_in_.push_back(
+        std::make_unique<sim::Port<MemReq>>(parts_[c].get(), drams_[c].get(), kDramPortDepth));
     dram_out_.push_back(std::make_unique<sim::Port<MemResp>>(drams_[c].get(), parts_[c].get(),
                                                              p.l2.dram_return_queue));
     parts_[c]->connect(std::move(in), std::move(out), dram_in_.back().get(),

@@ -61,9 +61,9 @@ void L2Params::describe(config::Describer& d) {
           "GTX480 config gpgpu_l2_rop_latency 120");
   d.param("dram_latency", dram_latency, "cycles", "L2-to-DRAM pipeline delay (L2 cycles)",
           "GTX480 config dram_latency 100");
-  d.param("atomic_latency", atomic_latency, "cycles",
-          "Atomic unit latency after the L2 access", "GPGPU-Sim's GTX480 model adds none to "
-                                                     "the L2 access: one ALU cycle")
+  d.param("atomic_latency", atomic_latency, "cycles", "Atomic unit latency after the L2 access",
+          "GPGPU-Sim's GTX480 model adds none to "
+          "the L2 access: one ALU cycle")
       .min(1);
   d.param("rop_queue", rop_queue, "requests", "ROP pipeline entries per slice",
           "GTX480 config gpgpu_dram_partition_queues 64:64:64:64 (icnt to L2)")
@@ -259,8 +259,7 @@ bool MemoryPartition::tick() {
 bool MemoryPartition::idle() const {
   if (!dram_q_.empty() || !atomics_.empty() || !dram_in_->empty()) return false;
   for (const Slice& sl : slices_)
-    if (!sl.rop.empty() || !sl.resp.empty() || !sl.cache->idle() || !sl.in->empty())
-      return false;
+    if (!sl.rop.empty() || !sl.resp.empty() || !sl.cache->idle() || !sl.in->empty()) return false;
   return true;
 }
 

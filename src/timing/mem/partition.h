@@ -66,8 +66,9 @@ class MemoryPartition : public sim::Component {
 
   /// icnt_in[s]: requests for slice s (receiver: this). icnt_out[s]: slice s's responses into
   /// the interconnect (sender: this). dram_out / dram_in: to and from the channel.
-  void connect(std::vector<sim::Port<MemReq>*> icnt_in, std::vector<sim::Port<RespPacket>*> icnt_out,
-               sim::Port<MemReq>* dram_out, sim::Port<MemResp>* dram_in);
+  void connect(std::vector<sim::Port<MemReq>*> icnt_in,
+               std::vector<sim::Port<RespPacket>*> icnt_out, sim::Port<MemReq>* dram_out,
+               sim::Port<MemResp>* dram_in);
   bool tick() override;
   bool idle() const;
   Cache& slice(uint32_t s) { return *slices_[s].cache; }
@@ -103,9 +104,9 @@ class MemoryPartition : public sim::Component {
   sim::Port<MemReq>* dram_out_ = nullptr;
   sim::Port<MemResp>* dram_in_ = nullptr;
   uint32_t rr_ = 0;
-  std::vector<Atomic> atomics_;                      // in flight, unordered
-  std::vector<std::pair<Addr, uint64_t>> atom_busy_; // address -> finish cycle (recent)
-  std::vector<uint64_t> atom_starts_;                // booked start cycles (>= now)
+  std::vector<Atomic> atomics_;                       // in flight, unordered
+  std::vector<std::pair<Addr, uint64_t>> atom_busy_;  // address -> finish cycle (recent)
+  std::vector<uint64_t> atom_starts_;                 // booked start cycles (>= now)
   uint64_t atom_seq_ = 0;
 
   stats::Group g_;

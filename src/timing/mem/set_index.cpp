@@ -21,8 +21,7 @@ std::string set_index_check(SetIndexFn fn, uint32_t sets) {
     case SetIndexFn::xor_fold:
       return is_pow2(sets) ? std::string() : "the xor set index needs a power-of-two set count";
     case SetIndexFn::fermi:
-      return sets == 32 || sets == 64 ? std::string()
-                                      : "the fermi set index needs 32 or 64 sets";
+      return sets == 32 || sets == 64 ? std::string() : "the fermi set index needs 32 or 64 sets";
   }
   return {};
 }

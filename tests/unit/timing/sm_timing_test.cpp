@@ -37,7 +37,7 @@ std::string kernel(uint32_t n, const std::function<std::string(uint32_t)>& line)
 }
 
 std::vector<std::string> base_sets(std::vector<std::string> more = {}) {
-  std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.fixed_memory_latency=100"};
+  std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.fixed_memory_latency=100", "sim.memory_model=fixed"};
   s.insert(s.end(), more.begin(), more.end());
   return s;
 }
