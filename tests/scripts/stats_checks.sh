@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# End-to-end checks of simtlab's outputs on one program:
+#   stats     the stats JSON passes check_stats.py
+#   trace     the trace passes check_trace.py against the stats of the same run
+#   determinism  two identical runs give byte-identical stats JSON once the "host" section
+#             (wall-clock measurements) is removed
+#   csv       --csv appends exactly one row per kernel with a header
+# Usage: stats_checks.sh CHECK SIMTLAB PROGRAM
+set -eu
+check=$1; simtlab=$2; prog=$3
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+run() { "$simtlab" run --quiet "$@" -- "$prog" > "$tmp/out.txt"; }
+case "$check" in
+  stats) run --stats "$tmp/s.json"; python3 "$here/check_stats.py" "$tmp/s.json" ;;
+  trace) run --stats "$tmp/s.json" --trace "$tmp/t.json"; python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json" ;;
+  determinism)
+    run --stats "$tmp/a.json"; run --stats "$tmp/b.json"
+    strip='import json,sys; j=json.load(open(sys.argv[1])); j.pop("host"); print(json.dumps(j, sort_keys=True))'
+    python3 -c "$strip" "$tmp/a.json" > "$tmp/a.txt"; python3 -c "$strip" "$tmp/b.json" > "$tmp/b.txt"
+    cmp "$tmp/a.txt" "$tmp/b.txt" && echo "determinism OK ($(wc -c < "$tmp/a.txt") bytes)" ;;
+  csv)
+    run --csv "$tmp/r.csv" --stats "$tmp/s.json"; run --csv "$tmp/r.csv" --stats "$tmp/s.json"
+    n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["kernels"]))' "$tmp/s.json")
+    lines=$(wc -l < "$tmp/r.csv")
+    [ "$lines" -eq $((1 + 2 * n)) ] || { echo "FAIL: $lines CSV lines for 2 runs of $n kernels"; exit 1; }
+    head -1 "$tmp/r.csv" | grep -q '^config_hash,preset,mode,kernel_index,kernel,' || { echo "FAIL: bad CSV header"; exit 1; }
+    echo "csv OK ($lines lines)" ;;
+  *) echo "unknown check $check"; exit 2 ;;
+esac
