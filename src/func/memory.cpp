@@ -106,6 +106,11 @@ std::string GlobalMemory::describe(Addr addr) const {
   if (const Allocation* a = find(addr))
     return fmt::format("{} bytes into a {}-byte allocation at {:#x}{}", addr - a->base, a->size, a->base,
                        a->label.empty() ? "" : " ('" + a->label + "')");
+  if (addr < kGlobalBase || addr >= kGlobalEnd) {
+    if (addr - kSharedWindow < 3 * kWindowSize)
+      return "a generic shared/local/param-window address, not global memory";
+    return "not a device address (a host pointer that was never registered with the device?)";
+  }
   auto it = allocs_.upper_bound(addr);
   std::string s = "not inside any live allocation";
   if (it != allocs_.begin()) {

@@ -38,6 +38,13 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+/// Basename of the running program (names its PTX in diagnostics).
+std::string program_name() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("program") : p.filename().string();
+}
+
 /// Preset directories: $SIMTLAB_PRESET_DIRS, else next to this library.
 std::vector<std::string> preset_dirs() {
   std::vector<std::string> dirs = split(env("SIMTLAB_PRESET_DIRS"), ':');
@@ -154,7 +161,8 @@ void** Runtime::register_fatbin(void* wrapper) {
     const uint32_t arch = params_.gpu.cc_major * 10 + params_.gpu.cc_minor;
     auto chosen = ptx::fatbin::select_ptx(fb->entries, std::max<uint32_t>(arch, 75));
     for (size_t i = 0; i < chosen.size(); ++i)
-      fb->sources.push_back(func::PtxSource{chosen[i]->ptx, fmt::format("compute_{}.ptx", chosen[i]->arch)});
+      fb->sources.push_back(func::PtxSource{chosen[i]->ptx, fmt::format("{}.compute_{}{}.ptx", program_name(), chosen[i]->arch,
+                                                                        chosen.size() > 1 ? fmt::format(".tu{}", i) : "")});
     for (const auto& e : fb->entries)
       if (e.kind == ptx::fatbin::EntryKind::Elf && e.arch <= std::max<uint32_t>(arch, 75)) {
         try {
