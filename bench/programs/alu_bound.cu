@@ -9,7 +9,7 @@
 // operations (explicit fmaf, so the results must match bit for bit).
 //
 // Build: nvcc -cudart shared -o alu_bound alu_bound.cu
-// Run:   simtlab run --mode functional -- ./alu_bound [ITERS] [CTAS]   (default 1024 120)
+// Run:   simtlab run --mode functional -- ./alu_bound [ITERS] [CTAS]   (default 4096 120)
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -57,7 +57,7 @@ __global__ void aluKernel(const float* seeds, float* outf, unsigned* outi, int i
 }
 
 int main(int argc, char** argv) {
-  const int iters = (int)arg_or(argc, argv, 1, 1024);
+  const int iters = (int)arg_or(argc, argv, 1, 4096);
   const int ctas = (int)arg_or(argc, argv, 2, 120);
   const size_t n = (size_t)ctas * kThreads;
 

@@ -10,7 +10,7 @@
 // Self-check: every output is recomputed on the CPU.
 //
 // Build: nvcc -cudart shared -o divergent divergent.cu
-// Run:   simtlab run --mode functional -- ./divergent [N] [MAXTRIPS]   (default 262144 64)
+// Run:   simtlab run --mode functional -- ./divergent [N] [MAXTRIPS]   (default 1048576 64)
 #include <vector>
 
 #include "bench_common.h"
@@ -46,7 +46,7 @@ __global__ void divergentKernel(const unsigned* in, unsigned* out, int n, unsign
 }
 
 int main(int argc, char** argv) {
-  const int n = (int)arg_or(argc, argv, 1, 1 << 18);
+  const int n = (int)arg_or(argc, argv, 1, 1 << 20);
   const unsigned max_trips = (unsigned)arg_or(argc, argv, 2, 64);
   std::vector<unsigned> in(n), out(n);
   unsigned seed = 2463534242u;

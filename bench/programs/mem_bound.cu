@@ -1,7 +1,7 @@
 // mem_bound: a memory-bound workload for simulator throughput (functional mode).
 //
 // Four streaming kernels in the style of the STREAM benchmark over three float arrays of N
-// elements each (default 1M elements = 4 MB per array, 12 MB in total), repeated REPS times:
+// elements each (default 1M elements = 4 MB per array, 12 MB in total), repeated REPS times (default 8):
 //   copy   c[i] = a[i]
 //   scale  b[i] = s * c[i]
 //   add    c[i] = a[i] + b[i]
@@ -13,7 +13,7 @@
 // Self-check: every element is recomputed on the CPU with the same float operations.
 //
 // Build: nvcc -cudart shared -o mem_bound mem_bound.cu
-// Run:   simtlab run --mode functional -- ./mem_bound [N] [REPS]   (default 1048576 2)
+// Run:   simtlab run --mode functional -- ./mem_bound [N] [REPS]   (default 1048576 8)
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -35,7 +35,7 @@ __global__ void triadK(float* a, const float* b, const float* c, float s, int n)
 
 int main(int argc, char** argv) {
   const int n = (int)arg_or(argc, argv, 1, 1 << 20);
-  const int reps = (int)arg_or(argc, argv, 2, 2);
+  const int reps = (int)arg_or(argc, argv, 2, 8);
   const float s = 0.75f;
   const size_t bytes = (size_t)n * sizeof(float);
 

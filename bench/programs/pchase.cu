@@ -26,7 +26,7 @@
 //     L1    32 nodes x 128 B = 4 KB, ld.global.ca, warm-up lap (fits any L1)
 //     L2    1024 nodes x 128 B = 128 KB, ld.global.cg (bypasses L1), warm-up lap (fits an L2
 //           of >= 128 KB)
-//     DRAM  2048 nodes x 4160 B = 8.1 MB in a fresh buffer, ld.global.cg, no warm-up, after a
+//     DRAM  2048 nodes x 4160 B = 8.1 MB in a fresh buffer, ld.global.cg, no warm-up lap, after a
 //           kernel that streams through 16 MB of other data to evict whatever the L2 holds;
 //           the odd stride spreads the nodes over channels and banks (row misses)
 // Functional mode runs too (clock64() is then 0 and every latency prints as 0).
@@ -64,9 +64,7 @@ __device__ __forceinline__ unsigned load_idx(unsigned long long base, unsigned o
 // Consume `v` so that the next instruction (a clock read) cannot issue before v has arrived:
 // warps issue in order and the add waits on the scoreboard for v.
 __device__ __forceinline__ void wait_for(unsigned long long v) {
-  unsigned long long sink;
-  asm volatile("add.u64 %0, %1, 1;" : "=l"(sink) : "l"(v));
-  (void)sink;
+  asm volatile("{\n\t.reg .u64 t;\n\tadd.u64 t, %0, 1;\n\t}" : : "l"(v));
 }
 
 __device__ __forceinline__ long long clk() {
@@ -76,25 +74,28 @@ __device__ __forceinline__ long long clk() {
 }
 
 // out[0] = cycles of the measured chase, out[1] = final position (address or offset).
+// The same code runs twice: first `warm` loads (the warm-up lap, which also brings the timed
+// code into the instruction cache), then the `loads` that are timed.
 template <int KIND, int OP>
 __global__ void chase(char* base, long long warm, long long loads, long long* out) {
   const unsigned long long b = (unsigned long long)base;
   unsigned long long p = b;  // ptr64 position
   unsigned off = 0;          // idx32 position
-  for (long long i = 0; i < warm; ++i) {
-    if (KIND == kPtr64) p = load_ptr<OP>(p);
-    else off = load_idx<OP>(b, off);
+  long long cycles = 0;
+#pragma unroll 1
+  for (int rep = 0; rep < 2; ++rep) {
+    const long long n = rep == 0 ? warm : loads;
+    // The chain so far and the trip count must have arrived before the first clock read.
+    wait_for((KIND == kPtr64 ? p : off) + (unsigned long long)n);
+    const long long t0 = clk();
+    for (long long i = 0; i < n; ++i) {
+      if (KIND == kPtr64) p = load_ptr<OP>(p);
+      else off = load_idx<OP>(b, off);
+    }
+    wait_for(KIND == kPtr64 ? p : off);
+    cycles = clk() - t0;
   }
-  // The chain so far and the `loads` parameter must have arrived before the first clock read.
-  wait_for((KIND == kPtr64 ? p : off) + (unsigned long long)loads);
-  const long long t0 = clk();
-  for (long long i = 0; i < loads; ++i) {
-    if (KIND == kPtr64) p = load_ptr<OP>(p);
-    else off = load_idx<OP>(b, off);
-  }
-  wait_for(KIND == kPtr64 ? p : off);
-  const long long t1 = clk();
-  out[0] = t1 - t0;
+  out[0] = cycles;
   out[1] = KIND == kPtr64 ? (long long)(p - b) : (long long)off;
 }
 
@@ -241,7 +242,7 @@ int main(int argc, char** argv) {
   }
   evict<<<240, 256>>>(evictBuf, evictBytes / 16, sink);
   CUDA_CHECK(cudaGetLastError());
-  cyc = c.run(dramBuf, kPtr64, kCg, dramNodes, dramStride, 0, dramNodes);
+  cyc = c.run(dramBuf, kPtr64, kCg, dramNodes, dramStride, 1, dramNodes);  // warm = 1: loop code into the I-cache
   if (!c.ok) return 1;
   report("DRAM", kCg, dramStride, dramNodes, dramNodes, cyc);
   CUDA_CHECK(cudaFree(dramBuf));

@@ -1,11 +1,11 @@
 // vecadd: bench-sized vector add for the timing-mode simulation rate.
 //
-// c[i] = a[i] + b[i], one element per thread, 256-thread CTAs, N elements (default 1M, i.e.
-// 4096 CTAs and 32768 warps of 4-byte coalesced loads and stores). A short-lived-warp,
-// memory-latency-bound workload: most simulated cycles have few instructions in flight.
+// c[i] = a[i] + b[i], one element per thread, 256-thread CTAs, N elements (default 2M, i.e.
+// 8192 CTAs and 65536 warps of 4-byte coalesced loads and stores). Short-lived warps with two
+// loads and one store each: CTA dispatch and DRAM traffic dominate the simulated time.
 //
 // Build: nvcc -cudart shared -o vecadd vecadd.cu
-// Run:   simtlab run -- ./vecadd [N]   (default 1048576)
+// Run:   simtlab run -- ./vecadd [N]   (default 2097152)
 #include <vector>
 
 #include "bench_common.h"
@@ -16,7 +16,7 @@ __global__ void vecAdd(const float* a, const float* b, float* c, int n) {
 }
 
 int main(int argc, char** argv) {
-  const int n = (int)arg_or(argc, argv, 1, 1 << 20);
+  const int n = (int)arg_or(argc, argv, 1, 1 << 21);
   const size_t bytes = (size_t)n * sizeof(float);
   std::vector<float> a(n), b(n), c(n);
   for (int i = 0; i < n; ++i) {

@@ -189,6 +189,13 @@ template <typename T, bool Hi> void h_mad24(ExecContext&, Warp& w, const DInst& 
     return T(U<T>(Hi ? T(uint64_t(p) >> 16) : T(p)) + U<T>(c));
   });
 }
+/// mad24.hi.sat.s32: the product's bits 47..16 plus c, saturated to the s32 range.
+void h_mad24_hi_sat(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+  ternary<int32_t>(w, d, e, [](int32_t a, int32_t b, int32_t c) {
+    const int64_t p = sext(uint64_t(uint32_t(a)), 24) * sext(uint64_t(uint32_t(b)), 24);
+    return sat_add(int32_t(uint32_t(uint64_t(p) >> 16)), c);
+  });
+}
 template <typename T> void h_sad(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   ternary<T>(w, d, e, [](T a, T b, T c) { return T(U<T>(a < b ? U<T>(b) - U<T>(a) : U<T>(a) - U<T>(b)) + U<T>(c)); });
 }
@@ -429,8 +436,8 @@ template <uint8_t Mode> void h_prmt(ExecContext&, Warp& w, const DInst& d, LaneM
         case 1: for (unsigned i = 0; i < 4; ++i) idx[i] = (sel + i) & 7; break;             // f4e
         case 2: for (unsigned i = 0; i < 4; ++i) idx[i] = (sel - i) & 7; break;             // b4e
         case 3: for (unsigned i = 0; i < 4; ++i) idx[i] = sel; break;                       // rc8
-        case 4: for (unsigned i = 0; i < 4; ++i) idx[i] = i <= sel ? i : sel; break;        // ecl
-        case 5: for (unsigned i = 0; i < 4; ++i) idx[i] = i >= sel ? i : sel; break;        // ecr
+        case 4: for (unsigned i = 0; i < 4; ++i) idx[i] = i >= sel ? i : sel; break;        // ecl: max(i, sel)
+        case 5: for (unsigned i = 0; i < 4; ++i) idx[i] = i <= sel ? i : sel; break;        // ecr: min(i, sel)
         default: for (unsigned i = 0; i < 4; ++i) idx[i] = (sel & 1) * 2 + (i & 1); break;  // rc16
       }
       for (unsigned i = 0; i < 4; ++i) r |= uint32_t(byte(idx[i])) << (8 * i);
@@ -502,6 +509,16 @@ template <int Op> void h_vabsdiff4(ExecContext&, Warp& w, const DInst& d, LaneMa
     default: return nullptr;                                                                 \
   }
 
+// mad(c).hi with carry: the high half of a signed product differs from the unsigned one.
+#define PICK_CARRY_S(H, ...)                                                                 \
+  switch (in.type) {                                                                         \
+    case Type::s32: return &H<int32_t, __VA_ARGS__>;                                         \
+    case Type::u32: case Type::b32: return &H<uint32_t, __VA_ARGS__>;                        \
+    case Type::s64: return &H<int64_t, __VA_ARGS__>;                                         \
+    case Type::u64: case Type::b64: return &H<uint64_t, __VA_ARGS__>;                        \
+    default: return nullptr;                                                                 \
+  }
+
 bool is_int(Type t) {
   const TypeKind k = type_kind(t);
   return k == TypeKind::sint || k == TypeKind::uint || k == TypeKind::bits;
@@ -546,7 +563,7 @@ Handler select_int(const Instruction& in) {
     case Op::mad:
       if (!is_int(in.type)) return nullptr;
       if (cc) {
-        if (in.mul_mode() == MulMode::hi) { PICK_CARRY(h_madc, true, false, true) }
+        if (in.mul_mode() == MulMode::hi) { PICK_CARRY_S(h_madc, true, false, true) }
         PICK_CARRY(h_madc, false, false, true)
       }
       switch (in.mul_mode()) {
@@ -565,8 +582,8 @@ Handler select_int(const Instruction& in) {
       }
     case Op::madc:
       if (in.mul_mode() == MulMode::hi) {
-        if (cc) { PICK_CARRY(h_madc, true, true, true) }
-        PICK_CARRY(h_madc, true, true, false)
+        if (cc) { PICK_CARRY_S(h_madc, true, true, true) }
+        PICK_CARRY_S(h_madc, true, true, false)
       }
       if (cc) { PICK_CARRY(h_madc, false, true, true) }
       PICK_CARRY(h_madc, false, true, false)
@@ -575,6 +592,7 @@ Handler select_int(const Instruction& in) {
       if (in.type == Type::u32) return in.mul_mode() == MulMode::hi ? &h_mul24<uint32_t, true> : &h_mul24<uint32_t, false>;
       return nullptr;
     case Op::mad24:
+      if (in.type == Type::s32 && sat && in.mul_mode() == MulMode::hi) return &h_mad24_hi_sat;
       if (in.type == Type::s32) return in.mul_mode() == MulMode::hi ? &h_mad24<int32_t, true> : &h_mad24<int32_t, false>;
       if (in.type == Type::u32) return in.mul_mode() == MulMode::hi ? &h_mad24<uint32_t, true> : &h_mad24<uint32_t, false>;
       return nullptr;

@@ -66,6 +66,7 @@ bool Simulation::step(bool* progress) {
       const uint64_t skip = (t - d->next_edge_ + d->period_ - 1) / d->period_;
       d->cycle_ += skip;
       d->next_edge_ += skip * d->period_;
+      d->current_edge_ = d->next_edge_ - d->period_;
     }
     next = kNever;
     for (ClockDomain* d : domain_ptrs_)
@@ -82,6 +83,7 @@ bool Simulation::step(bool* progress) {
   bool any = false;
   for (ClockDomain* d : domain_ptrs_) {
     if (d->next_edge_ != now_) continue;
+    d->current_edge_ = now_;
     if (d->awake_)
       for (Component* c : d->comps_)
         if (!c->asleep_) any |= c->tick();
@@ -91,6 +93,7 @@ bool Simulation::step(bool* progress) {
   // Domains that were skipped over (asleep) keep counting cycles so time stays consistent.
   for (ClockDomain* d : domain_ptrs_) {
     while (d->next_edge_ <= now_) {
+      d->current_edge_ = d->next_edge_;
       ++d->cycle_;
       d->next_edge_ += d->period_;
     }

@@ -38,8 +38,9 @@ class ClockDomain {
   Ps period() const { return period_; }
   /// Cycles of this domain elapsed so far.
   uint64_t cycle() const { return cycle_; }
-  /// Absolute time of the edge `cycles` from now.
-  Ps time_after(uint64_t cycles) const { return next_edge_ - period_ + cycles * period_; }
+  /// Absolute time of the edge `cycles` after the current one (the edge being ticked, or the
+  /// last one ticked), independent of the order components are ticked in.
+  Ps time_after(uint64_t cycles) const { return current_edge_ + cycles * period_; }
 
  private:
   friend class Simulation;
@@ -49,6 +50,7 @@ class ClockDomain {
   Ps period_;
   uint64_t cycle_ = 0;
   Ps next_edge_ = 0;
+  Ps current_edge_ = 0;
   std::vector<Component*> comps_;
   size_t awake_ = 0;
 };

@@ -22,7 +22,7 @@ struct ChipParams {
   double core_mhz = 700.0;
   double icnt_mhz = 700.0;
   double l2_mhz = 700.0;
-  double dram_mhz = 924.0;
+  double dram_mhz = 700.0;
   uint64_t global_mem_bytes = uint64_t(1536) << 20;
   uint32_t cc_major = 7;
   uint32_t cc_minor = 5;
@@ -38,7 +38,8 @@ struct ChipParams {
         .range(1.0, 10000.0);
     d.param("l2_mhz", l2_mhz, "MHz", "L2 / memory-partition clock", "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
         .range(1.0, 10000.0);
-    d.param("dram_mhz", dram_mhz, "MHz", "DRAM command clock", "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
+    d.param("dram_mhz", dram_mhz, "MHz", "DRAM command clock (GDDR5: 4 data transfers per clock)",
+            "D2MA Table 1: 179.2 GB/s = 8 channels x 8 B x 4 x 700 MHz (GPGPU-Sim's GTX480 config uses 924 MHz with 6 channels)")
         .range(1.0, 10000.0);
     d.param("global_mem_bytes", global_mem_bytes, "bytes", "Device memory capacity", "GTX480: 1.5 GB GDDR5")
         .min(1 << 20);

@@ -63,6 +63,15 @@ void TraceSink::warp_issue(uint32_t sm, uint32_t warp, uint64_t t, uint32_t pc) 
   (void)pc;
 }
 
+void TraceSink::mem_access(uint32_t sm, uint32_t warp, uint64_t start, uint64_t end, const char* space, bool store,
+                           uint32_t transactions) {
+  if (end < begin_ || start > end_) return;
+  const uint64_t s = std::max(start, begin_), e = std::min(end, end_);
+  events_.push_back({{"name", std::string(store ? "store " : "load ") + space}, {"cat", "mem"}, {"ph", "X"},
+                     {"pid", 1 + sm}, {"tid", 10000 + warp}, {"ts", s}, {"dur", std::max<uint64_t>(1, e - s)},
+                     {"args", {{"warp", warp}, {"transactions", transactions}}}});
+}
+
 void TraceSink::flush(uint64_t t) {
   for (uint32_t sm = 0; sm < warps_.size(); ++sm)
     for (uint32_t w = 0; w < warps_[sm].size(); ++w) close(sm, w, warps_[sm][w]);

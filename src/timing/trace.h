@@ -20,6 +20,9 @@ class TraceSink {
   void cta_end(uint32_t sm, uint32_t cta, uint64_t t);
   /// A warp issued at cycle t; consecutive issues of one warp merge into "active" intervals.
   void warp_issue(uint32_t sm, uint32_t warp, uint64_t t, uint32_t pc);
+  /// A memory instruction of warp `warp` from issue to completion (space: global, local...).
+  void mem_access(uint32_t sm, uint32_t warp, uint64_t start, uint64_t end, const char* space, bool store,
+                  uint32_t transactions);
   /// Close open intervals at the end of a kernel.
   void flush(uint64_t t);
   nlohmann::json take_events();

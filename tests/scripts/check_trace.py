@@ -7,6 +7,7 @@ Usage: check_trace.py TRACE.json STATS.json
  - one kernel event per launch whose duration equals the kernel's cycles
  - one CTA event per CTA of each kernel
  - warp 'issue' intervals cover exactly the issued warp instructions of the run
+ - one memory-access event per memory instruction
 """
 import json
 import sys
@@ -42,6 +43,10 @@ def main():
     issued = sum(e["dur"] for e in ev if e.get("cat") == "warp")
     if issued != s["totals"]["warp_insts"]:
         fail(f"warp issue intervals cover {issued} cycles, {s['totals']['warp_insts']} warp instructions issued")
+    mem = sum(1 for e in ev if e.get("cat") == "mem")
+    want_mem = s["stats"]["gpu"]["sm_total"]["ldst"]["mem_insts"]["value"]
+    if mem != want_mem:
+        fail(f"{mem} memory-access events, {want_mem} memory instructions executed")
     print(f"trace OK: {len(ev)} events")
 
 

@@ -143,12 +143,34 @@ func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
   };
   // Deadlock watchdog: no SM progress for watchdog_cycles core cycles.
   uint64_t last_check = start;
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto last_print = wall0;
+  bool printed = false;
   while (!done()) {
     bool progress = false;
     if (!sim_.step(&progress)) fatal("timing simulation of {} went idle before the kernel finished", k.name);
     const uint64_t now = core_->cycle();
     if (now - last_check >= 1024) {
       last_check = now;
+      if (progress_) {
+        const auto t = std::chrono::steady_clock::now();
+        if (t - last_print > std::chrono::milliseconds(500)) {
+          last_print = t;
+          uint64_t wi = 0, resident = 0;
+          for (auto& sm : sms_) {
+            wi += sm->warp_insts();
+            resident += sm->resident_ctas();
+          }
+          wi -= warp0;
+          const double secs = std::chrono::duration<double>(t - wall0).count();
+          std::fprintf(stderr, "\r\033[K[simtlab] %s: cycle %llu, %llu warp-insts, %.0fK warp-inst/s, CTAs %llu/%llu",
+                       k.name.c_str(), (unsigned long long)(now - start), (unsigned long long)wi,
+                       secs > 0 ? double(wi) / secs / 1e3 : 0.0,
+                       (unsigned long long)(dispatcher_->dispatched() - resident),
+                       (unsigned long long)L.grid.count());
+          printed = true;
+        }
+      }
       uint64_t last = 0;
       for (auto& s : sms_) last = std::max(last, s->last_progress());
       if (now > last + p_.sim.watchdog_cycles && now > start + p_.sim.watchdog_cycles) {
@@ -161,6 +183,7 @@ func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
       }
     }
   }
+  if (printed) std::fprintf(stderr, "\r\033[K");
   const uint64_t end = core_->cycle();
   ++kernels_;
   cycles_ += end - start;

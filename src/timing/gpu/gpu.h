@@ -36,6 +36,8 @@ class Gpu : public func::Engine {
   func::LaunchResult run(func::Device& dev, func::LaunchState& launch) override;
 
   void enable_trace(uint64_t window_begin, uint64_t window_end);
+  /// Print a progress line on stderr (kernel, cycles, instructions, rate, CTAs) while running.
+  void enable_progress(bool on) { progress_ = on; }
   stats::Group& stats() { return root_; }
   uint64_t cycle() const { return core_->cycle(); }
   Sm& sm(uint32_t i) { return *sms_[i]; }
@@ -59,6 +61,7 @@ class Gpu : public func::Engine {
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<TraceSink> trace_;
   uint64_t launches_ = 0;
+  bool progress_ = false;
 };
 
 }  // namespace simtlab::timing

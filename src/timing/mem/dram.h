@@ -17,7 +17,10 @@
 // order. Write-backs (MemReq::writeback) are not answered.
 //
 // The channel sleeps when it has nothing to do and wakes itself at the next cycle a queued
-// command becomes legal; a request arriving on its input port wakes it.
+// command becomes legal; a request arriving on its input port wakes it. A channel that slept
+// with an empty queue through refresh deadlines is treated as having refreshed exactly at each
+// of them (banks closed, the last REF's tRFC still applies); the command log reports the
+// last such REF at its deadline.
 #pragma once
 
 #include <cstdint>

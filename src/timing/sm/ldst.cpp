@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "timing/sm/sm_params.h"
 #include "timing/sm/warp_slot.h"
+#include "timing/trace.h"
 
 namespace simtlab::timing {
 
@@ -278,6 +279,11 @@ bool LdstUnit::tick(uint64_t now) {
     }
     if (e.waits_for_data && (e.space == func::MemSpace::global || e.space == func::MemSpace::local))
       load_latency_.sample(now - e.f.issue_cycle);
+    if (trace_ && e.f.w) {
+      static constexpr const char* names[] = {"none", "global", "shared", "local", "const", "param", "tex"};
+      trace_->mem_access(sm_, e.f.w->slot, e.f.issue_cycle, now, names[size_t(e.space)], !e.waits_for_data,
+                         uint32_t(e.txns.size()));
+    }
     e.live = false;
     free_.push_back(i);
     complete_(e.f, now);

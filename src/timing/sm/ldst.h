@@ -30,6 +30,7 @@
 namespace simtlab::timing {
 
 struct SmParams;
+class TraceSink;
 
 class LdstUnit {
  public:
@@ -52,6 +53,7 @@ class LdstUnit {
   Cache& l1d() { return *l1d_; }
   Cache& l1c() { return *l1c_; }
   Cache& l1t() { return *l1t_; }
+  void set_trace(TraceSink* t) { trace_ = t; }
   /// Per-thread local memory bytes of the current launch (for address interleaving).
   void set_local_bytes(uint32_t b) { local_bytes_ = b; }
 
@@ -85,6 +87,7 @@ class LdstUnit {
   uint64_t next_id_ = 1;
   uint32_t local_bytes_ = 0;
   uint64_t smem_busy_until_ = 0;
+  TraceSink* trace_ = nullptr;
 
   stats::Group& g_;
   stats::Counter& mem_insts_;

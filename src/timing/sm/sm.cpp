@@ -105,6 +105,13 @@ void Sm::begin_kernel(const func::LaunchState* launch, func::ExecContext base_cx
   cx_ = base_cx;
   code_base_ = code_base;
   ldst_->set_local_bytes(launch->local_bytes_per_thread);
+  if (p_.flush_l1_per_kernel) {
+    for (Cache* c : {&ldst_->l1d(), &ldst_->l1c(), &ldst_->l1t()}) {
+      c->flush();
+      c->invalidate();
+    }
+    wake();
+  }
 }
 
 bool Sm::fits(const CtaNeeds& n) const {

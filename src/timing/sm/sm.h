@@ -79,7 +79,10 @@ class Sm : public sim::Component {
   std::string dump_state() const;
   /// Cycle of the last progress (issue, writeback or memory activity).
   uint64_t last_progress() const { return last_progress_; }
-  void set_trace(TraceSink* t) { trace_ = t; }
+  void set_trace(TraceSink* t) {
+    trace_ = t;
+    ldst_->set_trace(t);
+  }
   /// Test hook: record (cycle, warp slot) of every issue.
   void set_issue_log(std::vector<std::pair<uint64_t, uint32_t>>* log) { issue_log_ = log; }
   uint64_t warp_insts() const { return warp_insts_.value; }

@@ -66,6 +66,7 @@ struct SmParams {
   bool l1d_global = true;
   uint32_t ifetch_bytes = 8;
   bool l1i_perfect = false;
+  bool flush_l1_per_kernel = true;
   CacheParams l1d = l1d_defaults(), l1c = l1c_defaults(), l1t = l1t_defaults(), l1i = l1i_defaults();
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
@@ -201,6 +202,9 @@ struct SmParams {
     d.param("l1i_perfect", l1i_perfect, "",
             "Every instruction fetch hits (after l1i.hit_latency): removes I-cache effects from studies and tests",
             "simtlab (GPGPU-Sim has no equivalent)");
+    d.param("flush_l1_per_kernel", flush_l1_per_kernel, "",
+            "Write back and invalidate the L1 data, constant and texture caches when a kernel starts",
+            "GTX480 config -gpgpu_flush_l1_cache 1");
     d.group("l1d", l1d, "L1 data cache");
     d.group("l1c", l1c, "Constant cache (also kernel parameters)");
     d.group("l1t", l1t, "Texture cache");

@@ -178,7 +178,7 @@ TEST(BitOps, Bfi) {
     for (uint32_t len : {0u, 1u, 5u, n / 2, n - 1, n, n + 3, 255u, 256u + 2}) {
       std::vector<OpIn> in;
       for (uint64_t a : edge_values(n, 3))
-        for (uint64_t b : {uint64_t(0), mask_bits(n), 0x0123456789abcdefull & mask_bits(n)})
+        for (uint64_t b : {uint64_t(0), mask_bits(n), uint64_t(0x0123456789abcdefull & mask_bits(n))})
           for (uint32_t p : {0u, 1u, 4u, n / 2, n - 1, n, n + 9, 255u, 256u + 3}) in.push_back({a, b, p});
       check_op({fmt::format("bfi.{} {{d}}, {{a}}, {{b}}, {{c}}, {};", t.name, len), n, n, n, 32}, in,
                [=](uint64_t a, uint64_t b, uint64_t c) {

@@ -89,6 +89,8 @@ inline std::vector<OpIn> triples(const std::vector<uint64_t>& va, const std::vec
 
 /// Operand shapes: 0 = unused, 1 = predicate, 16/32/64 = register width.
 struct OpSpec {
+  OpSpec(std::string i, unsigned d_ = 32, unsigned a_ = 32, unsigned b_ = 32, unsigned c_ = 0)
+      : inst(std::move(i)), d(d_), a(a_), b(b_), c(c_) {}
   std::string inst;  // instruction text with {d} {q} {a} {b} {c} placeholders
   unsigned d = 32, a = 32, b = 32, c = 0;
   unsigned q = 0;    // optional second destination (written to out2)

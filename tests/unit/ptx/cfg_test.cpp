@@ -15,10 +15,10 @@
 namespace simtlab::ptx {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::fn;
 using testing::parse;
 using testing::parse_kernel;
-using ::testing::ElementsAre;
 using ::testing::UnorderedElementsAre;
 
 constexpr int32_t kExit = -1;
@@ -206,8 +206,9 @@ BREAK:
 
 // The golden kernels (tests/data/ptx/golden_cfg.ptx); derivations in tests/golden/ptx/README.md.
 TEST(PtxCfg, GoldenKernelsHaveHandDerivedIpdoms) {
-  Module m = parse_module(testing::read_text(std::string(SIMTLAB_TEST_DATA_DIR) + "/ptx/golden_cfg.ptx"),
-                          "golden_cfg.ptx");
+  Module m =
+      parse_module(testing::read_text(std::string(SIMTLAB_TEST_DATA_DIR) + "/ptx/golden_cfg.ptx"),
+                   "golden_cfg.ptx");
   {
     const Function& f = fn(m, "loop_break");
     // B0 -> B4|B1, B1 -> B2 (loop head $L__BB1_2), B2 -> B4 (break) | B3, B3 -> B2 | B4.
@@ -255,7 +256,8 @@ RandomCfg random_cfg(std::mt19937& rng, int n) {
       case 0:  // fall through
         c.succ[size_t(b)] = {fall};
         break;
-      case 1: case 2:
+      case 1:
+      case 2:
         body += "\t@%p1 bra L" + std::to_string(target) + ";\n";
         c.succ[size_t(b)] = {target, fall};
         break;

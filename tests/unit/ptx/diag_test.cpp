@@ -76,16 +76,21 @@ TEST(PtxDiag, TruncatedFile) {
   EXPECT_EQ(testing::diag(kPrologue + "\tadd.u32 %"), "9:10: stray '%'");
   EXPECT_EQ(testing::diag(std::string(testing::kHeader) + ".visible .entry k(.param .u64 a,"),
             "4:33: expected .param, got end of input (unexpected end of input)");
-  EXPECT_EQ(testing::diag(".version"), "1:9: expected a version number like 9.0 (unexpected end of input)");
+  EXPECT_EQ(testing::diag(".version"),
+            "1:9: expected a version number like 9.0 (unexpected end of input)");
   EXPECT_EQ(testing::diag(kPrologue + "/* never closed\n"), "9:1: unterminated /* comment");
-  EXPECT_EQ(testing::diag(std::string(testing::kHeader) + ".file 1 \"abc"), "4:9: unterminated string");
+  EXPECT_EQ(testing::diag(std::string(testing::kHeader) + ".file 1 \"abc"),
+            "4:9: unterminated string");
 }
 
 TEST(PtxDiag, BinaryJunk) {
   EXPECT_EQ(diag9(std::string("\t\x01\x02 junk")), "9:2: unexpected byte 0x01 (not PTX text)");
-  EXPECT_EQ(diag9(std::string("\tadd.u32 %r1, %r2, \xff;")), "9:20: unexpected byte 0xff (not PTX text)");
+  EXPECT_EQ(diag9(std::string("\tadd.u32 %r1, %r2, \xff;")),
+            "9:20: unexpected byte 0xff (not PTX text)");
   EXPECT_EQ(diag9(std::string("\tret;\0", 6)), "9:6: unexpected byte 0x00 (not PTX text)");
-  EXPECT_EQ(testing::diag(std::string("\x7f" "ELF\x02\x01\x01", 7)),
+  EXPECT_EQ(testing::diag(std::string("\x7f"
+                                      "ELF\x02\x01\x01",
+                                      7)),
             "1:1: unexpected byte 0x7f (not PTX text)");
   // The diagnostic's copy of the line is printable.
   try {
@@ -98,16 +103,20 @@ TEST(PtxDiag, BinaryJunk) {
 
 TEST(PtxDiag, WrongOperandCount) {
   EXPECT_EQ(diag9("\tadd.u32 %r1, %r2;"), "9:2: 'add.u32' takes 3 operands, got 2");
-  EXPECT_EQ(diag9("\tmad.lo.s32 %r1, %r2, %r3, %r1, %r2;"), "9:2: 'mad.lo.s32' takes 4 operands, got 5");
+  EXPECT_EQ(diag9("\tmad.lo.s32 %r1, %r2, %r3, %r1, %r2;"),
+            "9:2: 'mad.lo.s32' takes 4 operands, got 5");
   EXPECT_EQ(diag9("\tret %r1;"), "9:2: 'ret' takes 0 operands, got 1");
-  EXPECT_EQ(diag9("\tsetp.eq.s32 %p1, %r1;"), "9:2: 'setp.eq.s32' has the wrong number of operands");
+  EXPECT_EQ(diag9("\tsetp.eq.s32 %p1, %r1;"),
+            "9:2: 'setp.eq.s32' has the wrong number of operands");
 }
 
 TEST(PtxDiag, ImmediateAsDestination) {
   EXPECT_EQ(diag9("\tadd.u32 5, %r2, %r3;"), "9:10: an immediate cannot be a destination");
   EXPECT_EQ(diag9("\tmov.u32 0f3F800000, %r2;"), "9:10: an immediate cannot be a destination");
-  EXPECT_EQ(diag9("\tmov.u32 %tid.x, %r1;"), "9:10: destination operand 1 of 'mov' must be a register");
-  EXPECT_EQ(diag9("\tld.global.v2.u32 {%r1, 3}, [%rd1];"), "9:19: destination of 'ld' must be registers");
+  EXPECT_EQ(diag9("\tmov.u32 %tid.x, %r1;"),
+            "9:10: destination operand 1 of 'mov' must be a register");
+  EXPECT_EQ(diag9("\tld.global.v2.u32 {%r1, 3}, [%rd1];"),
+            "9:19: destination of 'ld' must be registers");
 }
 
 TEST(PtxDiag, OtherStructuralErrors) {
@@ -115,10 +124,12 @@ TEST(PtxDiag, OtherStructuralErrors) {
             "4:1: expected a directive, got 'add'");
   EXPECT_EQ(testing::diag(std::string(testing::kHeader) + ".frobnicate 3;\n"),
             "4:1: unknown or misplaced directive '.frobnicate'");
-  EXPECT_EQ(diag9("\tmov.u32 %r1, 0f3F80;"), "9:15: f32 literal needs exactly 8 hex digits after 0f");
-  EXPECT_EQ(diag9("\tmov.u32 %r1, 99999999999999999999;"), "9:15: integer literal does not fit in 64 bits");
+  EXPECT_EQ(diag9("\tmov.u32 %r1, 0f3F80;"),
+            "9:15: f32 literal needs exactly 8 hex digits after 0f");
+  EXPECT_EQ(diag9("\tmov.u32 %r1, 99999999999999999999;"),
+            "9:15: integer literal does not fit in 64 bits");
   EXPECT_EQ(testing::diag(std::string(testing::kHeader) + ".global .u32 a[9999999999];\n"
-                                                           ".global .u32 b[65536][65536][65536];\n"),
+                                                          ".global .u32 b[65536][65536][65536];\n"),
             "5:14: array too large");
   EXPECT_EQ(testing::diag(std::string(testing::kHeader) +
                           ".visible .entry k()\n{\n\tret;\n}\n.visible .entry k()\n{\n\tret;\n}\n"),
@@ -134,16 +145,16 @@ struct CliResult {
 };
 
 CliResult run_cli(const std::string& args, const std::string& file_name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("simtlab_ptx_cli_" + std::to_string(::getpid()) + "_" +
-                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  const fs::path dir =
+      fs::temp_directory_path() / ("simtlab_ptx_cli_" + std::to_string(::getpid()) + "_" +
+                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
   fs::create_directories(dir);
   {
     std::ofstream f(dir / file_name, std::ios::binary);
     f << text;
   }
-  const std::string cmd = "cd '" + dir.string() + "' && '" + SIMTLAB_BIN + "' " + args +
-                          " >out.txt 2>err.txt";
+  const std::string cmd =
+      "cd '" + dir.string() + "' && '" + SIMTLAB_BIN + "' " + args + " >out.txt 2>err.txt";
   const int rc = std::system(cmd.c_str());
   CliResult r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -165,10 +176,13 @@ TEST(PtxCli, CheckReportsErrorWithLineAndCaret) {
 
 TEST(PtxCli, EveryErrorKindExitsWithStatusOne) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"\tfoo.u32 %r1, %r2;", "t.ptx:9:2: error: unknown opcode 'foo'\n  \tfoo.u32 %r1, %r2;\n  \t^\n"},
+      {"\tfoo.u32 %r1, %r2;",
+       "t.ptx:9:2: error: unknown opcode 'foo'\n  \tfoo.u32 %r1, %r2;\n  \t^\n"},
       {"\tadd.u32 5, %r2, %r3;",
-       "t.ptx:9:10: error: an immediate cannot be a destination\n  \tadd.u32 5, %r2, %r3;\n  \t        ^\n"},
-      {"\tbra NOWHERE;", "t.ptx:9:6: error: undefined label 'NOWHERE'\n  \tbra NOWHERE;\n  \t    ^\n"},
+       "t.ptx:9:10: error: an immediate cannot be a destination\n  \tadd.u32 5, %r2, %r3;\n  \t    "
+       "    ^\n"},
+      {"\tbra NOWHERE;",
+       "t.ptx:9:6: error: undefined label 'NOWHERE'\n  \tbra NOWHERE;\n  \t    ^\n"},
       {"\t\x01", "t.ptx:9:2: error: unexpected byte 0x01 (not PTX text)\n  \t?\n  \t^\n"},
   };
   for (const auto& [line, want] : cases) {

@@ -25,7 +25,8 @@ uint32_t var_id(const Module& m, const std::string& name) {
 }
 
 Module load(const std::string& name) {
-  return parse_module(testing::read_text(std::string(SIMTLAB_TEST_DATA_DIR) + "/ptx/" + name), name);
+  return parse_module(testing::read_text(std::string(SIMTLAB_TEST_DATA_DIR) + "/ptx/" + name),
+                      name);
 }
 
 TEST(PtxLayout, StaticSharedOrderMatchesPtxas) {
@@ -149,7 +150,8 @@ TEST(PtxLayout, CalleesAndRecursion) {
 }
 )");
   KernelLayout k = layout_kernel(m, func_id(m, "k"));
-  EXPECT_THAT(k.functions, ::testing::ElementsAre(func_id(m, "k"), func_id(m, "rec"), func_id(m, "leaf")));
+  EXPECT_THAT(k.functions,
+              ::testing::ElementsAre(func_id(m, "k"), func_id(m, "rec"), func_id(m, "leaf")));
   EXPECT_TRUE(k.recursive);
   EXPECT_FALSE(k.has_indirect_calls);
   KernelLayout p = layout_kernel(m, func_id(m, "plain"));

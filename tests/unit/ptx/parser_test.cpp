@@ -13,11 +13,11 @@
 namespace simtlab::ptx {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::fn;
 using testing::parse;
 using testing::parse_kernel;
 using testing::reg_id;
-using ::testing::ElementsAre;
 
 const Variable& var(const Module& m, const std::string& name) {
   for (const Variable& v : m.vars)
@@ -250,9 +250,11 @@ TEST(PtxParser, AllStateSpacesForVariables) {
   EXPECT_EQ(var(m, "fc").space, Space::const_);
   const Function& k = fn(m, "k");
   EXPECT_EQ(k.locals.size(), 4u);
-  for (const char* n : {"l", "fs", "fp", "fc"}) EXPECT_EQ(var(m, n).owner, int32_t(func_id(m, "k")));
+  for (const char* n : {"l", "fs", "fp", "fc"})
+    EXPECT_EQ(var(m, n).owner, int32_t(func_id(m, "k")));
   EXPECT_EQ(var(m, "g").owner, -1);
-  EXPECT_EQ(testing::diag(std::string(testing::kHeader) + ".visible .entry k()\n{\n\t.global .u32 x;\n}\n"),
+  EXPECT_EQ(testing::diag(std::string(testing::kHeader) +
+                          ".visible .entry k()\n{\n\t.global .u32 x;\n}\n"),
             "6:2: .global variables must be declared at module scope");
 }
 
@@ -337,7 +339,8 @@ TEST(PtxParser, InitializerErrors) {
             "4:28: initializer of 'a' has 12 bytes but the variable has 8");
   EXPECT_EQ(testing::diag(h + ".global .u32 a = 1.5;\n"),
             "4:18: floating-point initializer for the .u32 variable 'a'");
-  EXPECT_EQ(testing::diag(h + ".global .u32 a[2] = {1 2};\n"), "4:24: expected ',' or '}' in initializer");
+  EXPECT_EQ(testing::diag(h + ".global .u32 a[2] = {1 2};\n"),
+            "4:24: expected ',' or '}' in initializer");
   EXPECT_EQ(testing::diag(h + ".global .u64 a = nowhere;\n"),
             "4:18: undeclared symbol 'nowhere' in initializer");
   EXPECT_EQ(testing::diag(h + ".global .u8 a[2] = {1, 2\n"),
@@ -825,12 +828,11 @@ TEST(PtxParser, ModifiersDecode) {
   const Function& k = fn(m, "k");
   std::vector<std::string> names;
   for (const Instruction& in : k.insts) names.push_back(full_mnemonic(in));
-  EXPECT_THAT(names,
-              ElementsAre("ld.global.nc.v2.f32", "ld.shared.volatile.u32", "st.global.u32",
-                          "atom.global.cas.b32", "atom.global.add.u32", "mul.wide.s32",
-                          "mad.lo.s32", "setp.lt.and.f32", "cvt.rzi.s32.f32",
-                          "cvta.to.global.u64", "shfl.sync.idx.b32", "bar.sync", "bar.red.or.pred",
-                          "add.cc.u32", "ex2.approx.ftz.f32", "ret"));
+  EXPECT_THAT(names, ElementsAre("ld.global.nc.v2.f32", "ld.shared.volatile.u32", "st.global.u32",
+                                 "atom.global.cas.b32", "atom.global.add.u32", "mul.wide.s32",
+                                 "mad.lo.s32", "setp.lt.and.f32", "cvt.rzi.s32.f32",
+                                 "cvta.to.global.u64", "shfl.sync.idx.b32", "bar.sync",
+                                 "bar.red.or.pred", "add.cc.u32", "ex2.approx.ftz.f32", "ret"));
   EXPECT_EQ(k.insts[2].cache, CacheOp::cg);
   EXPECT_EQ(k.insts[4].sem, Sem::acq_rel);
   EXPECT_EQ(k.insts[4].scope, Scope::gpu);

@@ -45,8 +45,7 @@ inline std::string diag(const std::string& text, const std::string& file = "t.pt
   try {
     parse_module(text, file);
   } catch (const DiagError& e) {
-    return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " +
-           e.message();
+    return std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + ": " + e.message();
   }
   return "no error";
 }

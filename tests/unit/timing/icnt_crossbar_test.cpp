@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "stats/snapshot.h"
 #include "mem_mocks.h"
+#include "stats/snapshot.h"
 
 namespace simtlab::timing {
 namespace {
@@ -36,8 +36,8 @@ struct Rig {
     for (uint32_t i = 0; i < kSms; ++i) {
       req_in.push_back(
           std::make_unique<sim::Port<ReqPacket>>(sm_src[i].get(), xbar.get(), p.input_buffer));
-      resp_out.push_back(std::make_unique<sim::Port<MemResp>>(xbar.get(), sm_sink[i].get(),
-                                                              p.sm_ejection_buffer));
+      resp_out.push_back(
+          std::make_unique<sim::Port<MemResp>>(xbar.get(), sm_sink[i].get(), p.sm_ejection_buffer));
       sm_src[i]->out = req_in.back().get();
       sm_sink[i]->in = resp_out.back().get();
       sm_in.push_back(req_in.back().get());
@@ -112,10 +112,10 @@ TEST(Crossbar, OneFlitPacketTakesTheConfiguredLatency) {
 TEST(Crossbar, PacketsAreSplitIntoFlits) {
   IcntParams p;  // 40 B flits, 8 B header
   Rig r{p};
-  EXPECT_EQ(r.req(1, 0, AccessKind::load).flits, 1u);            // 8 B
-  EXPECT_EQ(r.req(1, 0, AccessKind::store, 32).flits, 1u);       // 40 B
-  EXPECT_EQ(r.req(1, 0, AccessKind::store, 64).flits, 2u);       // 72 B
-  EXPECT_EQ(r.req(1, 0, AccessKind::store, 128).flits, 4u);      // 136 B
+  EXPECT_EQ(r.req(1, 0, AccessKind::load).flits, 1u);        // 8 B
+  EXPECT_EQ(r.req(1, 0, AccessKind::store, 32).flits, 1u);   // 40 B
+  EXPECT_EQ(r.req(1, 0, AccessKind::store, 64).flits, 2u);   // 72 B
+  EXPECT_EQ(r.req(1, 0, AccessKind::store, 128).flits, 4u);  // 136 B
   MemReq ld;
   ld.bytes = 128;
   EXPECT_EQ(make_response_packet(MemResp{ld, 0}, p).flits, 4u);  // 8 + 128 B of data
@@ -125,7 +125,8 @@ std::vector<uint64_t> gaps(uint32_t flits_per_cycle, uint32_t store_bytes) {
   IcntParams p;
   p.flits_per_cycle = flits_per_cycle;
   Rig r{p};
-  for (uint64_t i = 0; i < 10; ++i) r.sm_src[0]->add(0, r.req(i, 0, AccessKind::store, store_bytes));
+  for (uint64_t i = 0; i < 10; ++i)
+    r.sm_src[0]->add(0, r.req(i, 0, AccessKind::store, store_bytes));
   r.run(200);
   const auto a = r.arrivals(0);
   EXPECT_EQ(a.size(), 10u);
@@ -170,8 +171,8 @@ TEST(Crossbar, FullReceiverBackPressures) {
   EXPECT_EQ(r.req_out[0]->size(), 2u);  // the receiver's buffer is full
   EXPECT_EQ(r.counter("req_packets"), 2u);
   EXPECT_GT(r.counter("req_stalls"), 0u);
-  EXPECT_EQ(r.req_in[0]->size(), 4u);   // the input buffer filled up behind it
-  EXPECT_FALSE(r.sm_src[0]->done());    // and the sender is held back
+  EXPECT_EQ(r.req_in[0]->size(), 4u);  // the input buffer filled up behind it
+  EXPECT_FALSE(r.sm_src[0]->done());   // and the sender is held back
   r.mem_sink[0]->hold = false;
   r.mem_sink[0]->wake();
   r.run(200);

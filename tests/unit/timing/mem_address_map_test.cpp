@@ -65,10 +65,10 @@ TEST(AddressMap, XorHashPermutesChannelsByUpperBits) {
   p.hash = "xor";
   AddressMap m(p);
   EXPECT_EQ(m.channel(0x000), 0u);
-  EXPECT_EQ(m.channel(0x800), 1u);    // chunk 8: 0 ^ fold(1)
-  EXPECT_EQ(m.channel(0x900), 0u);    // chunk 9: 1 ^ 1
-  EXPECT_EQ(m.channel(0x4000), 1u);   // chunk 64: 0 ^ fold(8) = 0 ^ (0 ^ 1)
-  EXPECT_EQ(m.channel(0x5300), 0u);   // chunk 83: 3 ^ fold(10) = 3 ^ (2 ^ 1)
+  EXPECT_EQ(m.channel(0x800), 1u);   // chunk 8: 0 ^ fold(1)
+  EXPECT_EQ(m.channel(0x900), 0u);   // chunk 9: 1 ^ 1
+  EXPECT_EQ(m.channel(0x4000), 1u);  // chunk 64: 0 ^ fold(8) = 0 ^ (0 ^ 1)
+  EXPECT_EQ(m.channel(0x5300), 0u);  // chunk 83: 3 ^ fold(10) = 3 ^ (2 ^ 1)
   // Still a bijection: one channel per chunk, every channel once per 8 chunks.
   for (Addr base = 0; base < (1u << 20); base += 8 * 256) {
     std::set<uint32_t> seen;

@@ -188,7 +188,7 @@ class VictimTest : public CacheTest {
     Cache c("l1d", p, root_);
     for (Addr a : {0x000, 0x080, 0x100, 0x180}) warm(c, a, 1);
     EXPECT_EQ(c.access(load(1, 0x000), 2).status, AccessStatus::hit);  // touch A
-    warm(c, 0x200, 10);                                                  // E
+    warm(c, 0x200, 10);                                                // E
     for (Addr a : {0x000, 0x080, 0x100, 0x180}) present_.push_back(c.valid_sectors(a) != 0);
   }
   std::vector<bool> present_;
@@ -439,8 +439,8 @@ struct FlatMemory {
           mem[base + i] = (*r.data)[i];
       if (r.writeback) return;
     } else {
-      r.data = std::make_shared<std::vector<uint8_t>>(mem.begin() + base,
-                                                      mem.begin() + base + r.bytes);
+      r.data =
+          std::make_shared<std::vector<uint8_t>>(mem.begin() + base, mem.begin() + base + r.bytes);
     }
     pending.emplace_back(now + 5 + rng() % 45, MemResp{r, 0});
   }
@@ -492,7 +492,8 @@ void random_against_flat_memory(CacheParams p, bool local, uint64_t seed) {
         for (auto& b : *r.data) b = uint8_t(rng());
         if (rng() % 2) {
           r.byte_mask = ByteMask::none();
-          for (uint32_t i = 0; i < r.bytes; ++i) r.byte_mask.set(uint32_t(r.addr & 127) + i, rng() % 3);
+          for (uint32_t i = 0; i < r.bytes; ++i)
+            r.byte_mask.set(uint32_t(r.addr & 127) + i, rng() % 3);
         }
       }
       pend = r;
@@ -550,6 +551,36 @@ TEST(CacheRegression, WriteBackWritesOnlyItsSectors) {
   EXPECT_EQ((*r.data)[95], 0x11);
   EXPECT_EQ((*r.data)[96], 0x99);
   EXPECT_EQ(c.dirty_sectors(0x8000), 0b1000u);
+}
+
+}  // namespace
+}  // namespace simtlab::timing
+
+namespace simtlab::timing {
+namespace {
+
+TEST(CacheFlush, FlushWritesBackDirtyLinesAndInvalidateDropsLines) {
+  stats::Group root("");
+  CacheParams p;
+  p.size = 4 * 2 * 128;
+  p.assoc = 2;
+  p.index = "linear";
+  Cache c("l1d", p, root, with_data());
+  MemReq st = store(1, 0x100, 32, 0x42, /*local=*/true);
+  EXPECT_EQ(c.access(st, 0).status, AccessStatus::miss);  // allocated without a fetch
+  EXPECT_EQ(c.dirty_sectors(0x100), 0b0001u);
+  c.flush();
+  ASSERT_TRUE(c.has_miss());
+  MemReq wb = c.pop_miss();
+  EXPECT_TRUE(wb.writeback);
+  EXPECT_EQ(wb.sector_mask, 0b0001u);
+  EXPECT_EQ((*wb.data)[0], 0x42);
+  EXPECT_EQ(c.dirty_sectors(0x100), 0u);
+  EXPECT_EQ(c.valid_sectors(0x100), 0b0001u);
+  c.invalidate();
+  EXPECT_EQ(c.valid_sectors(0x100), 0u);
+  c.pop_ready(100);
+  EXPECT_TRUE(c.idle());
 }
 
 }  // namespace

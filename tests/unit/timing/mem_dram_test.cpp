@@ -5,9 +5,9 @@
 
 #include <memory>
 
+#include "mem_mocks.h"
 #include "stats/snapshot.h"
 #include "timing/mem/address_map.h"
-#include "mem_mocks.h"
 
 namespace simtlab::timing {
 namespace {
@@ -172,12 +172,12 @@ std::vector<uint64_t> five_activates(int32_t tfaw) {
 TEST(Dram, TfawLimitsActivates) {
   const auto free_acts = five_activates(0);
   ASSERT_EQ(free_acts.size(), 5u);
-  EXPECT_EQ(free_acts[1] - free_acts[0], 2u);   // tRRD
-  EXPECT_EQ(free_acts[4] - free_acts[0], 8u);   // 4 x tRRD
+  EXPECT_EQ(free_acts[1] - free_acts[0], 2u);  // tRRD
+  EXPECT_EQ(free_acts[4] - free_acts[0], 8u);  // 4 x tRRD
   const auto faw_acts = five_activates(40);
   ASSERT_EQ(faw_acts.size(), 5u);
   EXPECT_EQ(faw_acts[3] - faw_acts[0], 6u);
-  EXPECT_EQ(faw_acts[4] - faw_acts[0], 40u);     // the fifth waits for the window
+  EXPECT_EQ(faw_acts[4] - faw_acts[0], 40u);  // the fifth waits for the window
 }
 
 TEST(Dram, BurstsAndBandwidthStats) {

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <memory>
 
+#include "mem_mocks.h"
 #include "stats/snapshot.h"
 #include "timing/mem/dram.h"
-#include "mem_mocks.h"
 
 namespace simtlab::timing {
 namespace {
@@ -75,7 +75,7 @@ MemReq atomic(uint64_t id, Addr a, uint64_t operand) {
 TEST(Partition, L2HitTakesRopLatencyPlusHitLatency) {
   L2Params p;  // rop 120, hit 1
   Rig r{p};
-  r.src.add(0, load(1, 0x100));    // miss: fetched from DRAM
+  r.src.add(0, load(1, 0x100));     // miss: fetched from DRAM
   r.src.add(1000, load(2, 0x100));  // hit
   r.run(2000);
   ASSERT_EQ(r.sink.got.size(), 2u);

@@ -54,8 +54,15 @@ constexpr uint32_t kWordsPerSm = 16;
 constexpr Addr kWordStride = 136;
 constexpr size_t kMaxOutstanding = 32;
 
-enum class Op : uint8_t { priv_load, priv_store, local_load, local_store, atomic, word_store,
-                          word_load };
+enum class Op : uint8_t {
+  priv_load,
+  priv_store,
+  local_load,
+  local_store,
+  atomic,
+  word_store,
+  word_load
+};
 
 uint64_t le64(const std::vector<uint8_t>& v) {
   uint64_t x = 0;
@@ -138,9 +145,9 @@ class FakeSm : public sim::Component {
  private:
   struct Outstanding {
     Op op;
-    uint32_t target = 0;           // counter or word index
-    uint64_t issue = 0;            // issue index (program order)
-    std::vector<uint8_t> expect;   // exact data expected (loads)
+    uint32_t target = 0;          // counter or word index
+    uint64_t issue = 0;           // issue index (program order)
+    std::vector<uint8_t> expect;  // exact data expected (loads)
     uint64_t operand = 0;
   };
 
@@ -298,9 +305,11 @@ class FakeSm : public sim::Component {
         if (!r.data || *r.data != o.expect) {
           std::string diff;
           for (size_t i = 0; r.data && i < o.expect.size(); ++i)
-            if ((*r.data)[i] != o.expect[i]) diff += fmt::format(" {}:{:02x}/{:02x}", i, (*r.data)[i], o.expect[i]);
+            if ((*r.data)[i] != o.expect[i])
+              diff += fmt::format(" {}:{:02x}/{:02x}", i, (*r.data)[i], o.expect[i]);
           chk_.fail("sm" + std::to_string(id_) + ": stale or wrong data for load at 0x" +
-                    fmt::format("{:x}", r.addr) + " (" + std::to_string(r.bytes) + " B) issue " + std::to_string(o.issue) + diff.substr(0, 200));
+                    fmt::format("{:x}", r.addr) + " (" + std::to_string(r.bytes) + " B) issue " +
+                    std::to_string(o.issue) + diff.substr(0, 200));
         }
         break;
       case Op::atomic: {
@@ -425,8 +434,8 @@ RunResult run_traffic(const MemoryParams& p, uint32_t sms, uint64_t per_sm, uint
 uint64_t total(const stats::Snapshot& s, const std::string& suffix) {
   uint64_t t = 0;
   for (const auto& [path, v] : s.values) {
-    if (path.size() < suffix.size() || path.compare(path.size() - suffix.size(), suffix.size(),
-                                                    suffix) != 0)
+    if (path.size() < suffix.size() ||
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0)
       continue;
     if (const auto* c = std::get_if<uint64_t>(&v)) t += *c;
     if (const auto* vec = std::get_if<std::vector<uint64_t>>(&v))
