@@ -200,6 +200,23 @@ for r in rows:
 print("  kernel s: wall time of the simulated kernels, which the rates are computed over; total s: wall time of the")
 print("  whole `simtlab run` (program start-up, PTX loading, host-side self-check); cpu s: its user+sys CPU time.")
 print("  cpu s well below total s means the machine was busy with other work and the rates are pessimistic.")
+contended = []
+for name, mode, status, total, cpu in runs:
+    j = loaded.get(name)
+    try:
+        frac = float(cpu) / float(total)
+    except (ValueError, ZeroDivisionError):
+        continue
+    if j is not None and frac < 0.9:
+        contended.append((name, mode, frac, j))
+if contended:
+    print("  Runs that got less than 90% of a CPU; their rates scaled by total s / cpu s (an estimate of the")
+    print("  uncontended single-core rate, assuming the kernels lost CPU like the whole run did):")
+    for name, mode, frac, j in contended:
+        r = j.get("sim_rate") or j.get("host") or {}
+        cyc = si(r.get("cycles_per_s", 0) / frac) if j["totals"]["cycles"] else "-"
+        print(f"    {name:<20}{mode:<11}cpu/wall {frac:4.2f}:  {si(r.get('thread_insts_per_s', 0) / frac):>7} thread-inst/s"
+              f"  {si(r.get('warp_insts_per_s', 0) / frac):>7} warp-inst/s  {cyc:>7} cycles/s")
 print()
 
 # ---- configured memory-system values ----------------------------------------------------------

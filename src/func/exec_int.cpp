@@ -459,6 +459,21 @@ template <typename TA, typename TB> void h_dp4a(ExecContext&, Warp& w, const DIn
     D[l] = uint32_t(acc);
   });
 }
+/// dp2a.{lo,hi}: two 16-bit halves of a times bytes 0,1 (.lo) or 2,3 (.hi) of b, plus c.
+template <typename TA, typename TB, bool Hi> void h_dp2a(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+  uint64_t t1, t2, t3;
+  Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3);
+  uint64_t* D = dst_lanes(w, d.op[0]);
+  for_lanes(e, [&](unsigned l) {
+    int64_t acc = std::is_signed_v<TA> || std::is_signed_v<TB> ? int64_t(int32_t(c[l])) : int64_t(uint32_t(c[l]));
+    for (unsigned i = 0; i < 2; ++i) {
+      const TA x = TA(uint16_t(a[l] >> (16 * i)));
+      const TB y = TB(uint8_t(b[l] >> (8 * (i + (Hi ? 2 : 0)))));
+      acc += int64_t(x) * int64_t(y);
+    }
+    D[l] = uint32_t(acc);
+  });
+}
 template <int Op> void h_vabsdiff4(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
@@ -727,6 +742,13 @@ Handler select_int(const Instruction& in) {
       if (as) return &h_dp4a<int8_t, uint8_t>;
       if (bs) return &h_dp4a<uint8_t, int8_t>;
       return &h_dp4a<uint8_t, uint8_t>;
+    }
+    case Op::dp2a: {
+      const bool as = in.type == Type::s32, bs = in.type2 == Type::s32, hi = in.mul_mode() == MulMode::hi;
+      if (as && bs) return hi ? &h_dp2a<int16_t, int8_t, true> : &h_dp2a<int16_t, int8_t, false>;
+      if (as) return hi ? &h_dp2a<int16_t, uint8_t, true> : &h_dp2a<int16_t, uint8_t, false>;
+      if (bs) return hi ? &h_dp2a<uint16_t, int8_t, true> : &h_dp2a<uint16_t, int8_t, false>;
+      return hi ? &h_dp2a<uint16_t, uint8_t, true> : &h_dp2a<uint16_t, uint8_t, false>;
     }
     case Op::vabsdiff4:
       if (in.type == Type::u32 && in.type2 == Type::u32)

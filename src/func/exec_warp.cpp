@@ -27,7 +27,7 @@ void h_shfl(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
     bool ok;
     if constexpr (M == ShflMode::up) {
       j = int32_t(l) - int32_t(bval);
-      ok = j >= int32_t(minl);
+      ok = j >= int32_t(maxl);  // for .up, c's clamp field is the lower bound
     } else if constexpr (M == ShflMode::down) {
       j = int32_t(l + bval);
       ok = uint32_t(j) <= maxl;

@@ -44,10 +44,12 @@ void guest_fault(const ExecContext& cx, const Warp& w, const DInst& d, unsigned 
 
 void warn_div_zero(const ExecContext& cx, const Warp& w, const DInst& d, unsigned lane) {
   // Hardware does not trap on integer division by zero; report it once per instruction.
+  // The flag lives in the decoded instruction: keying a global set by address would suppress
+  // the warning for a later module whose instructions reuse freed memory.
   static std::mutex mu;
-  static std::unordered_set<const void*> seen;
   std::lock_guard<std::mutex> g(mu);
-  if (!seen.insert(d.in).second) return;
+  if (d.warned) return;
+  d.warned = true;
   const uint32_t pc = uint32_t(&d - cx.prog->code.data());
   std::fprintf(stderr, "simtlab: warning: integer division by zero in kernel %s, %s at %s (result is undefined)\n",
                cx.prog->name.c_str(), thread_desc(cx, w, lane).c_str(), cx.prog->where(pc).c_str());

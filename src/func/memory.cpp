@@ -65,6 +65,8 @@ Addr GlobalMemory::map_host(void* p, uint64_t size, AllocKind kind, std::string 
   a.label = std::move(label);
   a.data = static_cast<uint8_t*>(p);
   a.owned = false;
+  a.alias = next_alias_ + (reinterpret_cast<Addr>(p) & (kAllocAlign - 1));
+  next_alias_ += align_up(size ? size : 1, kAllocAlign) + kAllocAlign;
   allocs_[a.base] = std::move(a);
   last_ = nullptr;
   return reinterpret_cast<Addr>(p);

@@ -31,6 +31,8 @@ inline constexpr Addr kGlobalEnd = 0x0000'0300'0000'0000ull;
 inline constexpr Addr kSharedWindow = 0x0000'0300'0000'0000ull;
 inline constexpr Addr kLocalWindow = 0x0000'0301'0000'0000ull;
 inline constexpr Addr kParamWindow = 0x0000'0302'0000'0000ull;
+/// Timing aliases of host-mapped allocations (see GlobalMemory::timing_address).
+inline constexpr Addr kHostAliasBase = 0x0000'0310'0000'0000ull;
 inline constexpr Addr kWindowSize = 0x1'0000'0000ull;
 /// cudaMalloc alignment (CUDA guarantees at least 256 bytes).
 inline constexpr uint64_t kAllocAlign = 256;
@@ -43,6 +45,8 @@ struct Allocation {
   AllocKind kind = AllocKind::device;
   uint8_t* data = nullptr;  // host backing
   bool owned = true;        // false for host memory mapped with map_host()
+  Addr alias = 0;           // host-mapped memory: a deterministic device-range address the timing
+                            // model uses instead of the (run-dependent) host address
   std::string label;        // symbol name for module variables
 };
 
@@ -67,6 +71,14 @@ class GlobalMemory {
     return translate_slow(addr, size);
   }
   const Allocation* find(Addr addr) const;
+  /// The address the timing model should use for `addr`: itself, except inside host-mapped
+  /// memory, whose host addresses change from run to run (ASLR) and are replaced by the
+  /// allocation's deterministic alias so timing does not depend on them.
+  Addr timing_address(Addr addr) const {
+    if (addr >= kGlobalBase && addr < kGlobalEnd) return addr;
+    const Allocation* a = find(addr);
+    return a && a->alias ? a->alias + (addr - a->base) : addr;
+  }
   uint64_t bytes_in_use() const { return in_use_; }
   void set_capacity(uint64_t bytes) { capacity_ = bytes; }
   uint64_t capacity() const { return capacity_; }
@@ -78,6 +90,7 @@ class GlobalMemory {
   std::map<Addr, Allocation> allocs_;
   const Allocation* last_ = nullptr;
   Addr next_ = kGlobalBase;
+  Addr next_alias_ = kHostAliasBase;
   uint64_t in_use_ = 0;
   uint64_t capacity_ = uint64_t(4) << 30;  // 4 GiB default; the GPU preset sets it
 };

@@ -29,7 +29,8 @@ std::string Lexer::line_text(uint32_t n) const {
   if (!s.empty() && s.back() == '\r') s.pop_back();
   // Keep diagnostics printable even for binary junk.
   for (char& c : s)
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || static_cast<unsigned char>(c) >= 0x7f)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') ||
+        static_cast<unsigned char>(c) >= 0x7f)
       c = '?';
   if (s.size() > 200) s = s.substr(0, 200) + "...";
   return s;

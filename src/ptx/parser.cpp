@@ -769,8 +769,9 @@ void Parser::parse_initializer(Variable& v) {
     parse_init_value(v, bytes, es);
   }
   if (!v.unsized && bytes.size() > v.size)
-    err(excess ? *excess : peek(), fmt::format("initializer of '{}' has {} bytes but the variable has {}", v.name,
-                            bytes.size(), v.size));
+    err(excess ? *excess : peek(),
+        fmt::format("initializer of '{}' has {} bytes but the variable has {}", v.name,
+                    bytes.size(), v.size));
   v.init = std::move(bytes);
 }
 

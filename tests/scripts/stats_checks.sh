@@ -4,6 +4,7 @@
 #   trace     the trace passes check_trace.py against the stats of the same run
 #   determinism  two identical runs give byte-identical stats JSON once the "host" section
 #             (wall-clock measurements) is removed
+#   skip      skipping idle SM cycles changes nothing but speed
 #   csv       --csv appends exactly one row per kernel with a header
 # Usage: stats_checks.sh CHECK SIMTLAB PROGRAM
 set -eu
@@ -19,6 +20,12 @@ case "$check" in
     strip='import json,sys; j=json.load(open(sys.argv[1])); j.pop("host"); print(json.dumps(j, sort_keys=True))'
     python3 -c "$strip" "$tmp/a.json" > "$tmp/a.txt"; python3 -c "$strip" "$tmp/b.json" > "$tmp/b.txt"
     cmp "$tmp/a.txt" "$tmp/b.txt" && echo "determinism OK ($(wc -c < "$tmp/a.txt") bytes)" ;;
+  skip)
+    # Skipping idle SM cycles is a pure speed-up: identical results with it off.
+    run --stats "$tmp/a.json"; run --set sm.skip_idle_cycles=false --stats "$tmp/b.json"
+    strip='import json,sys; j=json.load(open(sys.argv[1])); j.pop("host"); j["config"].pop("hash"); j["config"]["values"]["sm"].pop("skip_idle_cycles"); print(json.dumps(j, sort_keys=True))'
+    python3 -c "$strip" "$tmp/a.json" > "$tmp/a.txt"; python3 -c "$strip" "$tmp/b.json" > "$tmp/b.txt"
+    cmp "$tmp/a.txt" "$tmp/b.txt" && echo "skip-idle equivalence OK" ;;
   csv)
     run --csv "$tmp/r.csv" --stats "$tmp/s.json"; run --csv "$tmp/r.csv" --stats "$tmp/s.json"
     n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["kernels"]))' "$tmp/s.json")

@@ -146,9 +146,20 @@ func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
   const auto wall0 = std::chrono::steady_clock::now();
   auto last_print = wall0;
   bool printed = false;
+  auto deadlock = [&](uint64_t now, uint64_t quiet) {
+    std::string dump = fmt::format("deadlock: kernel {} made no progress for {} cycles (cycle {}); per-warp state:\n",
+                                   k.name, quiet, now);
+    for (auto& s : sms_)
+      if (s->busy()) dump += s->dump_state();
+    throw GuestError(dump);
+  };
   while (!done()) {
     bool progress = false;
-    if (!sim_.step(&progress)) fatal("timing simulation of {} went idle before the kernel finished", k.name);
+    if (!sim_.step(&progress)) {
+      uint64_t last = 0;
+      for (auto& s : sms_) last = std::max(last, s->last_progress());
+      deadlock(core_->cycle(), core_->cycle() - last);
+    }
     const uint64_t now = core_->cycle();
     if (now - last_check >= 1024) {
       last_check = now;
@@ -173,14 +184,7 @@ func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
       }
       uint64_t last = 0;
       for (auto& s : sms_) last = std::max(last, s->last_progress());
-      if (now > last + p_.sim.watchdog_cycles && now > start + p_.sim.watchdog_cycles) {
-        std::string dump = fmt::format(
-            "deadlock: kernel {} made no progress for {} cycles (cycle {}); per-warp state:\n", k.name,
-            now - last, now);
-        for (auto& s : sms_)
-          if (s->busy()) dump += s->dump_state();
-        throw GuestError(dump);
-      }
+      if (now > last + p_.sim.watchdog_cycles && now > start + p_.sim.watchdog_cycles) deadlock(now, now - last);
     }
   }
   if (printed) std::fprintf(stderr, "\r\033[K");

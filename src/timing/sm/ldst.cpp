@@ -49,6 +49,20 @@ bool LdstUnit::idle() const {
   return l1d_->idle() && l1c_->idle() && l1t_->idle();
 }
 
+uint64_t LdstUnit::next_event(uint64_t now) const {
+  if (!queue_.empty()) return now + 1;
+  uint64_t next = UINT64_MAX;
+  for (const Cache* c : {l1d_.get(), l1c_.get(), l1t_.get()}) {
+    if (c->has_miss()) return now + 1;
+    next = std::min(next, std::max(c->next_ready(), now + 1));
+  }
+  for (const Entry& e : table_) {
+    if (!e.live || e.space != func::MemSpace::shared) continue;
+    next = std::min(next, std::max(e.done_at, now + 1));
+  }
+  return next;
+}
+
 void LdstUnit::accept(const InFlight& f, const func::WarpInstRecord& rec, uint64_t now) {
   uint32_t idx;
   if (!free_.empty()) {
@@ -134,6 +148,7 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
   for (uint32_t l = 0; l < 32; ++l) {
     if (!((lanes >> l) & 1)) continue;
     Addr a = rec.addr[l];
+    if (!local && gmem_ && (a < func::kGlobalBase || a >= func::kGlobalEnd)) a = gmem_->timing_address(a);
     if (local) {
       const uint64_t warp_slot = e.f.w ? e.f.w->slot : 0;
       const uint64_t per_warp = uint64_t(std::max(local_bytes_, 16u)) * 32;

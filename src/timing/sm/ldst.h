@@ -21,6 +21,7 @@
 #include <memory>
 #include <vector>
 
+#include "func/memory.h"
 #include "func/record.h"
 #include "stats/group.h"
 #include "timing/mem/cache.h"
@@ -47,6 +48,9 @@ class LdstUnit {
   bool tick(uint64_t now);
   /// Nothing queued or in flight.
   bool idle() const;
+  /// Earliest cycle > now at which the unit can do something without an outside event (a
+  /// memory response wakes the SM separately); UINT64_MAX if none.
+  uint64_t next_event(uint64_t now) const;
   /// Route an instruction-fetch miss response (the SM owns the I-cache).
   std::function<void(const MemResp&, uint64_t)> on_ifetch_response;
 
@@ -54,6 +58,8 @@ class LdstUnit {
   Cache& l1c() { return *l1c_; }
   Cache& l1t() { return *l1t_; }
   void set_trace(TraceSink* t) { trace_ = t; }
+  /// Device memory, for timing addresses of host-mapped allocations.
+  void set_memory(const func::GlobalMemory* m) { gmem_ = m; }
   /// Per-thread local memory bytes of the current launch (for address interleaving).
   void set_local_bytes(uint32_t b) { local_bytes_ = b; }
 
@@ -88,6 +94,7 @@ class LdstUnit {
   uint32_t local_bytes_ = 0;
   uint64_t smem_busy_until_ = 0;
   TraceSink* trace_ = nullptr;
+  const func::GlobalMemory* gmem_ = nullptr;
 
   stats::Group& g_;
   stats::Counter& mem_insts_;

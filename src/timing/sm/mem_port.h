@@ -19,6 +19,9 @@ class SmMemPort {
   /// The next response if one is available now.
   virtual const MemResp* peek() = 0;
   virtual MemResp pop() = 0;
+  /// The component to wake when a response will become visible (the real memory system wakes
+  /// the attached SM itself).
+  virtual void set_waiter(sim::Component* c) { (void)c; }
 };
 
 /// Answers every request (except write-backs) exactly `latency` cycles of `clock` after it
@@ -31,7 +34,9 @@ class FixedLatencyMemory : public SmMemPort {
     ++requests;
     if (r.writeback) return;
     q_.push_back({clock_->cycle() + latency_, MemResp{r, 0}});
+    if (waiter_) waiter_->wake_at(clock_->time_after(latency_));
   }
+  void set_waiter(sim::Component* c) override { waiter_ = c; }
   const MemResp* peek() override { return !q_.empty() && q_.front().first <= clock_->cycle() ? &q_.front().second : nullptr; }
   MemResp pop() override {
     MemResp r = q_.front().second;
@@ -43,6 +48,7 @@ class FixedLatencyMemory : public SmMemPort {
  private:
   uint64_t latency_;
   const sim::ClockDomain* clock_;
+  sim::Component* waiter_ = nullptr;
   std::deque<std::pair<uint64_t, MemResp>> q_;
 };
 

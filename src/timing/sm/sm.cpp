@@ -70,6 +70,8 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   l1i_ = std::make_unique<Cache>("l1i", p_.l1i, g_);
   ldst_->on_ifetch_response = [this](const MemResp& r, uint64_t now) { l1i_->fill(r, now); };
   passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
+  last_reasons_.assign(p_.num_schedulers, Stall::idle);
+  port_->set_waiter(this);
 }
 
 Sm::~Sm() = default;
@@ -105,6 +107,7 @@ void Sm::begin_kernel(const func::LaunchState* launch, func::ExecContext base_cx
   cx_ = base_cx;
   code_base_ = code_base;
   ldst_->set_local_bytes(launch->local_bytes_per_thread);
+  ldst_->set_memory(cx_.gmem);
   if (p_.flush_l1_per_kernel) {
     for (Cache* c : {&ldst_->l1d(), &ldst_->l1c(), &ldst_->l1t()}) {
       c->flush();
@@ -324,8 +327,13 @@ void Sm::issue(uint64_t now) {
       }
       if (r < best) best = r;
     }
-    ++stalls_[size_t(issued ? Stall::issued : best)];
-    if (issued) last_progress_ = now;
+    const Stall r = issued ? Stall::issued : best;
+    ++stalls_[size_t(r)];
+    last_reasons_[size_t(&s - scheds_.data())] = r;
+    if (issued) {
+      last_progress_ = now;
+      active_this_cycle_ = true;
+    }
   }
 }
 
@@ -403,6 +411,7 @@ void Sm::schedule_writeback(const InFlight& f, uint64_t cycle) {
   SIMTLAB_ASSERT(cycle - cycle_now_ < kWheel, "latency exceeds the writeback wheel");
   wheel_[cycle % kWheel].push_back(wb);
   ++wheel_pending_;
+  wb_times_.push(cycle);
 }
 
 void Sm::complete(const InFlight& f, uint64_t now) {
@@ -432,6 +441,7 @@ void Sm::release(const Writeback& wb, uint64_t now) {
 
 void Sm::writeback(uint64_t now) {
   std::fill(bank_busy_.begin(), bank_busy_.end(), 0);
+  while (!wb_times_.empty() && wb_times_.top() <= now) wb_times_.pop();
   if (!wheel_pending_) return;
   auto& slot = wheel_[now % kWheel];
   if (slot.empty()) return;
@@ -439,6 +449,7 @@ void Sm::writeback(uint64_t now) {
   due.swap(slot);
   wheel_pending_ -= uint32_t(due.size());
   for (const Writeback& wb : due) release(wb, now);
+  active_this_cycle_ = true;
 }
 
 void Sm::fetch(uint64_t now) {
@@ -446,6 +457,7 @@ void Sm::fetch(uint64_t now) {
   if (p_.l1i_perfect) {
     for (WarpSlot& w : warps_)
       if (w.active && w.fetch_pending && w.fetch_done_at <= now) {
+        active_this_cycle_ = true;
         w.fetch_pending = false;
         w.ibuf = p_.ibuffer_entries;
         w.ibuf_ready = now;
@@ -455,6 +467,7 @@ void Sm::fetch(uint64_t now) {
   while (l1i_->has_ready(now)) {
     const MemReq r = l1i_->pop_ready(now);
     WarpSlot& w = warps_[uint32_t(r.id >> 32)];
+    active_this_cycle_ = true;
     if (w.active && w.fetch_pending && (r.id & 0xffffffffu) == (w.fetch_gen & 0xffffffffu)) {
       w.fetch_pending = false;
       w.ibuf = p_.ibuffer_entries;
@@ -462,7 +475,10 @@ void Sm::fetch(uint64_t now) {
       w.redirect = false;
     }
   }
-  if (l1i_->has_miss() && port_->can_send()) port_->send(l1i_->pop_miss());
+  if (l1i_->has_miss() && port_->can_send()) {
+    port_->send(l1i_->pop_miss());
+    active_this_cycle_ = true;
+  }
   // Start fetches (round robin over warp slots).
   uint32_t started = 0;
   const uint32_t n = uint32_t(warps_.size());
@@ -483,11 +499,13 @@ void Sm::fetch(uint64_t now) {
     if (p_.l1i_perfect) {
       w.fetch_pending = true;
       w.fetch_done_at = now + p_.l1i.hit_latency.v;
+      active_this_cycle_ = true;
       ++started;
       fetch_rr_ = (w.slot + 1) % n;
       continue;
     }
     const AccessResult res = l1i_->access(r, now);
+    active_this_cycle_ = true;
     if (!res.accepted()) {
       ++icache_misses_;
       continue;
@@ -499,9 +517,38 @@ void Sm::fetch(uint64_t now) {
   }
 }
 
+void Sm::account_skipped(uint64_t k) {
+  cycles_ += k;
+  if (resident_ctas_) {
+    active_cycles_ += k;
+    resident_warp_cycles_ += k * used_warps_;
+  }
+  issue_slots_ += k * p_.num_schedulers;
+  for (Stall r : last_reasons_) stalls_[size_t(r)] += k;
+}
+
+uint64_t Sm::next_event(uint64_t now) const {
+  if (collectors_busy_) return now + 1;
+  uint64_t next = ldst_->next_event(now);
+  if (!wb_times_.empty()) next = std::min(next, std::max(wb_times_.top(), now + 1));
+  if (l1i_->has_miss()) return now + 1;
+  next = std::min(next, std::max(l1i_->next_ready(), now + 1));
+  for (const WarpSlot& w : warps_) {
+    if (!w.active) continue;
+    if (w.ready_at > now) next = std::min(next, w.ready_at);
+    if (w.ibuf_ready > now) next = std::min(next, w.ibuf_ready);
+    if (w.fetch_pending && p_.l1i_perfect) next = std::min(next, std::max(w.fetch_done_at, now + 1));
+  }
+  return next;
+}
+
 bool Sm::tick() {
   const uint64_t now = cycle();
+  if (waiting_sleep_ && now > last_tick_ + 1) account_skipped(now - last_tick_ - 1);
+  waiting_sleep_ = false;
+  last_tick_ = now;
   cycle_now_ = now;
+  active_this_cycle_ = false;
   writeback(now);
   const bool mem = ldst_->tick(now);
   collect(now);
@@ -514,8 +561,25 @@ bool Sm::tick() {
     resident_warp_cycles_ += used_warps_;
   }
   issue_slots_ += p_.num_schedulers;
-  if (mem) last_progress_ = now;
-  if (!resident_ctas_ && !collectors_busy_ && !wheel_pending_ && ldst_->idle() && l1i_->idle()) sleep();
+  if (mem) {
+    last_progress_ = now;
+    active_this_cycle_ = true;
+  }
+  if (!resident_ctas_ && !collectors_busy_ && !wheel_pending_ && ldst_->idle() && l1i_->idle()) {
+    sleep();
+  } else if (p_.skip_idle_cycles && p_.scheduler != "two_level" && !active_this_cycle_ && !port_->peek()) {
+    // Every warp waits for something that happens at a known cycle (or for a memory response,
+    // which wakes us): sleep until then and account the skipped cycles on waking.
+    const uint64_t next = next_event(now);
+    if (next > now + 1 && next != UINT64_MAX) {
+      waiting_sleep_ = true;
+      sleep();
+      wake_at(domain().time_after(next - now));
+    } else if (next == UINT64_MAX && resident_ctas_) {
+      waiting_sleep_ = true;
+      sleep();
+    }
+  }
   return last_progress_ == now;
 }
 

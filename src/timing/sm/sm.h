@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <queue>
 #include <vector>
 
 #include "func/executor.h"
@@ -116,6 +117,8 @@ class Sm : public sim::Component {
   void fetch(uint64_t now);
   void retire_warp(WarpSlot& w);
   bool hazard(const WarpSlot& w, const func::DInst& d) const;
+  uint64_t next_event(uint64_t now) const;
+  void account_skipped(uint64_t cycles);
 
   uint32_t id_;
   SmParams p_;
@@ -150,6 +153,14 @@ class Sm : public sim::Component {
   uint64_t age_ = 0, issue_seq_ = 0;
   uint32_t fetch_rr_ = 0;
   uint64_t last_progress_ = 0;
+  // Idle-cycle skipping: the last ticked cycle, whether the SM sleeps waiting (skipped cycles
+  // are accounted) or idle (no CTA: not accounted), each scheduler's stall reason then, and
+  // the pending writeback cycles.
+  uint64_t last_tick_ = 0;
+  bool waiting_sleep_ = false;
+  std::vector<Stall> last_reasons_;
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> wb_times_;
+  bool active_this_cycle_ = false;
   func::WarpInstRecord rec_;
   TraceSink* trace_ = nullptr;
   std::vector<std::pair<uint64_t, uint32_t>>* issue_log_ = nullptr;

@@ -67,6 +67,7 @@ struct SmParams {
   uint32_t ifetch_bytes = 8;
   bool l1i_perfect = false;
   bool flush_l1_per_kernel = true;
+  bool skip_idle_cycles = true;
   CacheParams l1d = l1d_defaults(), l1c = l1c_defaults(), l1t = l1t_defaults(), l1i = l1i_defaults();
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
@@ -205,6 +206,10 @@ struct SmParams {
     d.param("flush_l1_per_kernel", flush_l1_per_kernel, "",
             "Write back and invalidate the L1 data, constant and texture caches when a kernel starts",
             "GTX480 config -gpgpu_flush_l1_cache 1");
+    d.param("skip_idle_cycles", skip_idle_cycles, "",
+            "Simulator speed-up: an SM whose warps all wait (memory, long latencies) sleeps until its next event "
+            "and accounts the skipped cycles exactly; results are identical either way (not used with two_level)",
+            "simtlab");
     d.group("l1d", l1d, "L1 data cache");
     d.group("l1c", l1c, "Constant cache (also kernel parameters)");
     d.group("l1t", l1t, "Texture cache");

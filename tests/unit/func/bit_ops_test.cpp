@@ -300,5 +300,22 @@ TEST(BitOps, Dp4a) {
     }
 }
 
+TEST(BitOps, Dp2a) {
+  std::vector<OpIn> in = triples(edge_values(32, 10), edge_values(32, 10, 2), edge_values(32, 20, 3));
+  for (const IType& ta : {kU32, kS32})
+    for (const IType& tb : {kU32, kS32})
+      for (bool hi : {false, true}) {
+        // d = c + a.h0 * b.byte[k] + a.h1 * b.byte[k+1], k = 0 (.lo) or 2 (.hi).
+        check_op({fmt::format("dp2a.{}.{}.{} {{d}}, {{a}}, {{b}}, {{c}};", hi ? "hi" : "lo", ta.name, tb.name), 32,
+                  32, 32, 32},
+                 in, [&](uint64_t a, uint64_t b, uint64_t c) {
+                   i128 acc = (ta.sgn || tb.sgn) ? sval(c, 32) : uval(c, 32);
+                   for (unsigned i = 0; i < 2; ++i)
+                     acc += ival(a >> (16 * i), 16, ta.sgn) * ival(b >> (8 * (i + (hi ? 2 : 0))), 8, tb.sgn);
+                   return wrap(acc, 32);
+                 });
+      }
+}
+
 }  // namespace
 }  // namespace simtlab::testing

@@ -232,19 +232,25 @@ L:
 }
 
 TEST(GuestError, UnsupportedInstructionReport) {
-  // dp2a has no handler (see select_int): decoding succeeds, executing it reports the mnemonic.
+  // The scalar video instruction vadd has no handler: decoding succeeds (the kernel runs up to
+  // it), executing it reports the mnemonic and where it is.
   const std::string ptx = ptx_module(R"(
-.visible .entry un(.param .u64 unused) {
+.visible .entry un(.param .u64 p) {
   .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
   mov.u32 %r1, 1;
-  dp2a.lo.u32.u32 %r2, %r1, %r1, %r1;
+  st.global.u32 [%rd1], %r1;
+  vadd.s32.s32.s32 %r2, %r1, %r1;
   ret;
 })");
   PtxRunner r(ptx);
-  const std::string msg = guest_error(r, "un", {1, 1, 1}, {32, 1, 1}, 0, {Addr(0)});
-  EXPECT_EQ(msg.rfind("unsupported PTX instruction 'dp2a", 0), 0u) << msg;
+  Addr p = r.upload(std::vector<uint32_t>{0});
+  const std::string msg = guest_error(r, "un", {1, 1, 1}, {32, 1, 1}, 0, {p});
+  EXPECT_EQ(msg.rfind("unsupported PTX instruction 'vadd", 0), 0u) << msg;
   EXPECT_NE(msg.find("(simtlab does not implement this form yet)"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(fmt::format("at test.ptx:{}: dp2a", line_of(ptx, "dp2a"))), std::string::npos) << msg;
+  EXPECT_NE(msg.find(fmt::format("at test.ptx:{}: vadd", line_of(ptx, "vadd"))), std::string::npos) << msg;
+  EXPECT_EQ(r.download<uint32_t>(p, 1)[0], 1u);
 }
 
 TEST(GuestError, RuntimeMisuse) {
@@ -343,9 +349,12 @@ TEST(GuestError, DivisionByZeroWarnsForEveryModule) {
     {
       PtxRunner r(ptx);
       Addr p = r.upload(std::vector<uint32_t>{0});
-      r.launch("dz", {2, 1, 1}, {64, 1, 1}, 0, p);
+      r.launch("dz", {1, 1, 1}, {32, 1, 1}, 0, p);  // one warp: every lane divides by zero
       EXPECT_EQ(r.download<uint32_t>(p, 1)[0], 0xffffffffu);
-      r.launch("dz", {1, 1, 1}, {64, 1, 1}, 0, p);  // 7 / 0xffffffff = 0, no warning
+      r.launch("dz", {1, 1, 1}, {32, 1, 1}, 0, p);  // 7 / 0xffffffff = 0
+      EXPECT_EQ(r.download<uint32_t>(p, 1)[0], 0u);
+      r.launch("dz", {1, 1, 1}, {32, 1, 1}, 0, p);  // divides by zero again: no second warning
+      EXPECT_EQ(r.download<uint32_t>(p, 1)[0], 0xffffffffu);
     }
     const std::string err = ::testing::internal::GetCapturedStderr();
     const std::string want = fmt::format(
