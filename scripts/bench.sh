@@ -15,7 +15,8 @@
 #
 # Environment:
 #   BENCH_GPU=PRESET          GPU preset for the timing runs (default fermi-gtx480)
-#   BENCH_MEM_GPUS="p q ..."  presets pchase and stream also run on (default: all of configs/)
+#   BENCH_MEM_GPUS="p q ..."  presets pchase and stream also run on (default: all of configs/;
+#                             empty: none)
 #   BENCH_ONLY="a b ..."      run only these programs (alu_bound mem_bound divergent sgemm_f
 #                             sgemm vecadd pchase stream; pchase also selects pchase@PRESET)
 #   BENCH_MICRO=0             skip the Google Benchmark microbenchmarks
@@ -70,7 +71,14 @@ fi
 # ---- 2. programs under simtlab run -------------------------------------------------------------
 # The memory microbenchmarks (pchase, stream) also run on these presets (default: every preset
 # in configs/), as pchase@PRESET and stream@PRESET.
-MEM_GPUS=${BENCH_MEM_GPUS:-$(cd "$ROOT/configs" 2>/dev/null && ls -- *.yaml 2>/dev/null | sed 's/\.yaml$//' | tr '\n' ' ')}
+if [[ -n "${BENCH_MEM_GPUS+x}" ]]; then
+  MEM_GPUS=$BENCH_MEM_GPUS
+else
+  MEM_GPUS=""
+  for f in "$ROOT"/configs/*.yaml; do
+    [[ -e "$f" ]] && MEM_GPUS+="$(basename "$f" .yaml) "
+  done
+fi
 
 # name | mode | GPU preset | executable | arguments
 PROGRAMS=(
@@ -107,9 +115,11 @@ for entry in "${PROGRAMS[@]}"; do
   { time "$SIMTLAB" run --quiet --gpu "$gpu" --mode "$mode" --stats "$json" -- "$exe" $args >"$out" 2>&1; } \
     2>"$RESULTS/$name.time"
   rc=$?
-  read -r real user sys <"$RESULTS/$name.time" || { real=0; user=0; sys=0; }
-  total=$(python3 -c "print(f'{$real:.2f}')")
-  cpu=$(python3 -c "print(f'{$user + $sys:.2f}')")
+  # The last line is time's; a crash message may come before it.
+  read -r real user sys < <(tail -n 1 "$RESULTS/$name.time")
+  read -r total cpu < <(python3 -c "import sys
+try: r, u, s = (float(x) for x in sys.argv[1:4]); print(f'{r:.2f} {u + s:.2f}')
+except Exception: print('- -')" "${real:-}" "${user:-}" "${sys:-}")
   if [[ $rc -ne 0 ]] || ! grep -q '^PASSED' "$out" || [[ ! -s "$json" ]]; then
     echo "FAILED (exit $rc, ${total} s; output in $out)"
     tail -5 "$out" | sed 's/^/      /'

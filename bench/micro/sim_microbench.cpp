@@ -2,7 +2,7 @@
 // the CUDA runtime shim or nvcc in the loop.
 //
 //   BM_PtxParse/<kernels>       ptx::parse_module() of a generated module (<kernels> kernels of
-//                               ~190 instructions each: integer/FP arithmetic, predicates,
+//                               ~300 instructions each: integer/FP arithmetic, predicates,
 //                               branches, global/shared memory, conversions)
 //   BM_ModuleLoad/<kernels>     the same module through func::LoadedModule (parse + module
 //                               variables) and decoding of every kernel
