@@ -109,20 +109,53 @@ void prepare_launch(const Device& dev, LaunchState& L) {
   L.num_sms = dev.options().num_sms;
 }
 
-LaunchResult Device::launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
-                            std::vector<uint8_t> params, uint32_t regs_per_thread) {
+std::unique_ptr<LaunchState> Device::prepare(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
+                                             std::vector<uint8_t> params, uint32_t regs_per_thread) {
   const std::string bad = check_launch(k, grid, block, dynamic_shared);
   if (!bad.empty()) fatal("launch of {}: {}", k.name, bad);
-  LaunchState L;
-  L.prog = &k;
-  L.grid = grid;
-  L.block = block;
-  L.dynamic_shared = dynamic_shared;
-  L.params = std::move(params);
-  L.launch_id = ++launches_;
-  L.regs_per_thread = regs_per_thread ? regs_per_thread : k.estimated_regs;
-  prepare_launch(*this, L);
-  return engine_->run(*this, L);
+  auto L = std::make_unique<LaunchState>();
+  L->prog = &k;
+  L->grid = grid;
+  L->block = block;
+  L->dynamic_shared = dynamic_shared;
+  L->params = std::move(params);
+  L->launch_id = ++launches_;
+  L->regs_per_thread = regs_per_thread ? regs_per_thread : k.estimated_regs;
+  prepare_launch(*this, *L);
+  return L;
+}
+
+LaunchResult Device::launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
+                            std::vector<uint8_t> params, uint32_t regs_per_thread) {
+  auto L = prepare(k, grid, block, dynamic_shared, std::move(params), regs_per_thread);
+  return engine_->run(*this, *L);
+}
+
+void Engine::run_streams(Device& dev, std::vector<StreamOp>& ops) {
+  // One op at a time: repeatedly run the first op that heads its stream and whose wait is met.
+  std::vector<size_t> pending(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) pending[i] = i;
+  while (!pending.empty()) {
+    bool ran = false;
+    for (size_t pi = 0; pi < pending.size(); ++pi) {
+      StreamOp& op = ops[pending[pi]];
+      bool head = true;
+      for (size_t pj = 0; pj < pi; ++pj)
+        if (ops[pending[pj]].stream == op.stream) head = false;
+      if (!head) continue;
+      if (op.kind == StreamOp::Kind::wait && op.waits_for >= 0 && !ops[size_t(op.waits_for)].done) continue;
+      switch (op.kind) {
+        case StreamOp::Kind::kernel: op.result = run(dev, *op.launch); break;
+        case StreamOp::Kind::action: op.action(); break;
+        default: break;
+      }
+      op.done = true;
+      pending.erase(pending.begin() + long(pi));
+      ran = true;
+      break;
+    }
+    if (!ran) fatal("stream operations wait for each other in a cycle (cudaStreamWaitEvent deadlock)");
+  }
 }
 
 LaunchResult FunctionalEngine::run(Device& dev, LaunchState& L) {

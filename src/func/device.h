@@ -39,17 +39,43 @@ struct LaunchResult {
   uint64_t thread_insts = 0;
   uint64_t ctas = 0;
   uint64_t cycles = 0;     // timing engines only
+  uint64_t start_cycle = 0, end_cycle = 0;  // timing engines: absolute core cycles
   std::string stats_json;  // timing engines: this launch's stats tree (JSON text)
 };
 
 class Device;
 
-/// Runs a prepared launch. The functional engine is the default; timing engines implement
+/// One operation of a CUDA stream, for engines that run several streams' work together.
+struct StreamOp {
+  enum class Kind : uint8_t {
+    kernel,  // `launch`
+    action,  // a copy/memset: `action` performs it when the op's turn comes
+    record,  // an event is recorded (done_cycle = when all earlier work of the stream finished)
+    wait,    // the stream waits until the op at index `waits_for` (a record) is done
+  };
+  Kind kind = Kind::kernel;
+  uint32_t stream = 0;
+  std::unique_ptr<LaunchState> launch;
+  std::function<void()> action;
+  int64_t waits_for = -1;
+  // Results, filled by the engine.
+  LaunchResult result;
+  uint64_t start_cycle = 0, done_cycle = 0;
+  bool done = false;
+};
+
+/// Runs prepared launches. The functional engine is the default; timing engines implement
 /// the same interface.
 class Engine {
  public:
   virtual ~Engine() = default;
   virtual LaunchResult run(Device& dev, LaunchState& launch) = 0;
+  /// Run a batch of stream operations honouring per-stream order and event waits; ops of
+  /// different streams may overlap. The default runs them one at a time (no overlap).
+  virtual void run_streams(Device& dev, std::vector<StreamOp>& ops);
+  /// Whether run_streams overlaps work of different streams (then the runtime defers
+  /// stream work until a synchronisation point).
+  virtual bool concurrent() const { return false; }
 };
 
 class Device {
@@ -84,6 +110,9 @@ class Device {
   /// timing engines.
   LaunchResult launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
                       std::vector<uint8_t> params, uint32_t regs_per_thread = 0);
+  /// Prepare a launch without running it (for StreamOp batches); checks the configuration.
+  std::unique_ptr<LaunchState> prepare(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
+                                       std::vector<uint8_t> params, uint32_t regs_per_thread = 0);
   /// Check a launch configuration; returns an error message or empty.
   std::string check_launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared) const;
 

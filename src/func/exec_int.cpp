@@ -13,6 +13,10 @@ template <typename T>
 using U = std::make_unsigned_t<T>;
 template <typename T>
 using S = std::make_signed_t<T>;
+/// Unsigned type for wrapping multiplication: 16-bit operands would promote to (signed) int,
+/// where 0xffff * 0xffff overflows.
+template <typename T>
+using M = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, U<T>>;
 
 template <typename T>
 struct Wider;
@@ -121,7 +125,7 @@ void h_addc(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
 // ---- multiply ---------------------------------------------------------------------------------
 
 template <typename T> void h_mul_lo(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
-  binary<T>(w, d, e, [](T a, T b) { return T(U<T>(a) * U<T>(b)); });
+  binary<T>(w, d, e, [](T a, T b) { return T(M<T>(U<T>(a)) * M<T>(U<T>(b))); });
 }
 template <typename T> void h_mul_hi(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return T((W<T>(a) * W<T>(b)) >> (sizeof(T) * 8)); });
@@ -133,7 +137,7 @@ template <typename T> void h_mul_wide(ExecContext&, Warp& w, const DInst& d, Lan
   for_lanes(e, [&](unsigned l) { D[l] = to_bits(W<T>(from_bits<T>(a[l])) * W<T>(from_bits<T>(b[l]))); });
 }
 template <typename T> void h_mad_lo(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
-  ternary<T>(w, d, e, [](T a, T b, T c) { return T(U<T>(a) * U<T>(b) + U<T>(c)); });
+  ternary<T>(w, d, e, [](T a, T b, T c) { return T(M<T>(U<T>(a)) * M<T>(U<T>(b)) + M<T>(U<T>(c))); });
 }
 template <typename T> void h_mad_hi(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   ternary<T>(w, d, e, [](T a, T b, T c) { return T(U<T>((W<T>(a) * W<T>(b)) >> (sizeof(T) * 8)) + U<T>(c)); });

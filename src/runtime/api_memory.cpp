@@ -103,6 +103,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
 cudaError_t cudaFree(void* devPtr) {
   Runtime& rt = Runtime::get();
   if (!devPtr) return cudaSuccess;
+  rt.drain();  // cudaFree synchronises the device
   if (rt.host_free(devPtr)) return cudaSuccess;  // tolerated by CUDA for mapped memory
   if (!rt.dev().free(reinterpret_cast<Addr>(devPtr))) {
     rt.warn(fmt::format("cudaFree({}): not a pointer returned by cudaMalloc", devPtr));
@@ -223,16 +224,31 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
   Runtime& rt = Runtime::get();
   if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.deferred(stream)) {
+    // Check the pointers now (as CUDA does at the call); copy when the stream reaches it.
+    const bool dd = rt.dev().valid(reinterpret_cast<Addr>(dst), count);
+    const bool sd = rt.dev().valid(reinterpret_cast<Addr>(src), count);
+    if ((kind == cudaMemcpyHostToDevice && !dd) || (kind == cudaMemcpyDeviceToHost && !sd) ||
+        (kind == cudaMemcpyDeviceToDevice && (!dd || !sd))) {
+      rt.warn(fmt::format("cudaMemcpyAsync: {} is not {} bytes of device memory", (kind == cudaMemcpyDeviceToHost ? src : dst), count));
+      return rt.ret(cudaErrorInvalidValue);
+    }
+    rt.enqueue_action(stream, [&rt, dst, src, count, kind] { do_copy(rt, dst, src, count, kind, "cudaMemcpyAsync"); });
+    return cudaSuccess;
+  }
+  rt.drain();
   return do_copy(rt, dst, src, count, kind, "cudaMemcpyAsync");
 }
 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind kind) {
+  Runtime::get().drain();
   return do_copy2d(Runtime::get(), dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D");
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                               cudaMemcpyKind kind, cudaStream_t stream) {
+  Runtime::get().drain();
   return do_copy2d(Runtime::get(), dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2DAsync");
 }
 
@@ -266,11 +282,24 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int s
 }
 
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
-  return do_memset(Runtime::get(), devPtr, value, count, "cudaMemset");
+  Runtime& rt = Runtime::get();
+  rt.drain();
+  return do_memset(rt, devPtr, value, count, "cudaMemset");
 }
 
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  return do_memset(Runtime::get(), devPtr, value, count, "cudaMemsetAsync");
+  Runtime& rt = Runtime::get();
+  if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.deferred(stream)) {
+    if (!rt.dev().valid(reinterpret_cast<Addr>(devPtr), count)) {
+      rt.warn(fmt::format("cudaMemsetAsync: {} is not {} bytes of device memory", devPtr, count));
+      return rt.ret(cudaErrorInvalidValue);
+    }
+    rt.enqueue_action(stream, [&rt, devPtr, value, count] { do_memset(rt, devPtr, value, count, "cudaMemsetAsync"); });
+    return cudaSuccess;
+  }
+  rt.drain();
+  return do_memset(rt, devPtr, value, count, "cudaMemsetAsync");
 }
 
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
@@ -297,6 +326,7 @@ cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent e) {
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) {
   Runtime& rt = Runtime::get();
+  rt.drain();
   Addr a = 0;
   size_t size = 0;
   const cudaError_t e = rt.var_address(symbol, &a, &size);
@@ -313,6 +343,7 @@ cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t 
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
   Runtime& rt = Runtime::get();
+  rt.drain();
   Addr a = 0;
   size_t size = 0;
   const cudaError_t e = rt.var_address(symbol, &a, &size);

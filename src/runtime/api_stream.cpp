@@ -44,6 +44,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   Runtime& rt = Runtime::get();
   if (!rt.stream(s)) return rt.ret(cudaErrorInvalidResourceHandle);
+  rt.drain();
   std::fflush(stdout);
   return rt.sticky();
 }
@@ -51,6 +52,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
 cudaError_t cudaStreamQuery(cudaStream_t s) {
   Runtime& rt = Runtime::get();
   if (!rt.stream(s)) return rt.ret(cudaErrorInvalidResourceHandle);
+  rt.drain();  // queued work completes when queried (simulation has no wall-clock overlap)
   return rt.sticky();
 }
 
@@ -59,7 +61,12 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) {
   auto* st = rt.stream(s);
   auto* ev = rt.event(e);
   if (!st || !ev) return rt.ret(cudaErrorInvalidResourceHandle);
-  if (ev->recorded) st->time_ms = std::max(st->time_ms, ev->time_ms);
+  if (ev->pending_op >= 0) {
+    if (rt.deferred(s)) rt.enqueue_wait(s, ev);
+    else rt.drain();
+  } else if (ev->recorded) {
+    st->time_ms = std::max(st->time_ms, ev->time_ms);
+  }
   return cudaSuccess;
 }
 
@@ -102,7 +109,13 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   Runtime& rt = Runtime::get();
   auto* ev = rt.event(e);
   if (!ev || !rt.stream(s)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.deferred(s)) {
+    rt.enqueue_record(s, ev);
+    return cudaSuccess;
+  }
+  rt.drain();
   ev->recorded = true;
+  ev->pending_op = -1;
   ev->time_ms = rt.stream_time(s);
   return cudaSuccess;
 }
@@ -112,6 +125,7 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   Runtime& rt = Runtime::get();
   if (!rt.event(e)) return rt.ret(cudaErrorInvalidResourceHandle);
+  rt.drain();
   std::fflush(stdout);
   return rt.sticky();
 }
@@ -119,7 +133,8 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) {
 cudaError_t cudaEventQuery(cudaEvent_t e) {
   Runtime& rt = Runtime::get();
   if (!rt.event(e)) return rt.ret(cudaErrorInvalidResourceHandle);
-  return cudaSuccess;
+  rt.drain();
+  return rt.sticky();
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
@@ -128,6 +143,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   auto* b = rt.event(end);
   if (!ms) return rt.ret(cudaErrorInvalidValue);
   if (!a || !b) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (a->pending_op >= 0 || b->pending_op >= 0) rt.drain();
   if (!a->recorded || !b->recorded) return rt.ret(cudaErrorInvalidResourceHandle);
   if ((a->flags | b->flags) & cudaEventDisableTiming) return rt.ret(cudaErrorInvalidResourceHandle);
   *ms = float(b->time_ms - a->time_ms);

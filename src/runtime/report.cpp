@@ -1,6 +1,7 @@
 #include "runtime/report.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -177,7 +178,8 @@ json build_run_json(const config::Config& cfg, const std::string& mode, const st
     e["thread_insts"] = k.result.thread_insts;
     e["cycles"] = k.result.cycles;
     e["ipc"] = k.result.cycles ? double(k.result.thread_insts) / double(k.result.cycles) : 0.0;
-    e["start_cycle"] = tot_cycles;
+    e["start_cycle"] = k.result.end_cycle ? k.result.start_cycle : tot_cycles;
+    e["end_cycle"] = k.result.end_cycle ? k.result.end_cycle : tot_cycles + k.result.cycles;
     if (k.stats.is_object()) {
       json gpu = k.stats;
       gpu.erase("trace_events");
@@ -198,6 +200,26 @@ json build_run_json(const config::Config& cfg, const std::string& mode, const st
     tot_warp += k.result.warp_insts;
     tot_thread += k.result.thread_insts;
     kernel_wall += k.wall_seconds;
+  }
+  // With concurrent kernels, elapsed GPU time is the union of the kernels' intervals.
+  {
+    std::vector<std::pair<uint64_t, uint64_t>> iv;
+    for (const json& e : ks) iv.push_back({e["start_cycle"].get<uint64_t>(), e["end_cycle"].get<uint64_t>()});
+    std::sort(iv.begin(), iv.end());
+    uint64_t covered = 0, cur_s = 0, cur_e = 0;
+    bool open = false;
+    for (auto [a, b] : iv) {
+      if (open && a <= cur_e) {
+        cur_e = std::max(cur_e, b);
+      } else {
+        if (open) covered += cur_e - cur_s;
+        cur_s = a;
+        cur_e = b;
+        open = true;
+      }
+    }
+    if (open) covered += cur_e - cur_s;
+    tot_cycles = covered;
   }
   j["kernels"] = std::move(ks);
   j["totals"] = {{"launches", kernels.size()},

@@ -83,6 +83,7 @@ Runtime::Runtime() {
   // Write results when the program exits (after its own atexit handlers registered later).
   std::atexit([] {
     Runtime& r = Runtime::get();
+    r.drain();
     std::fflush(stdout);
     r.session_->finish();
   });
@@ -355,6 +356,7 @@ Stream* Runtime::new_stream(unsigned flags, int priority) {
 }
 
 bool Runtime::destroy_stream(cudaStream_t s) {
+  drain();
   for (auto it = streams_.begin(); it != streams_.end(); ++it)
     if (reinterpret_cast<cudaStream_t>(it->get()) == s) {
       streams_.erase(it);
@@ -389,16 +391,8 @@ double Runtime::stream_time(cudaStream_t s) {
   return st ? st->time_ms : device_time_ms_;
 }
 
-void Runtime::advance(cudaStream_t s, double ms) {
-  // Operations run in issue order on one simulated device: each starts when both its stream
-  // and the device are free.
-  Stream* st = stream(s);
-  const double start = std::max(device_time_ms_, st ? st->time_ms : 0.0);
-  device_time_ms_ = start + ms;
-  if (st) st->time_ms = device_time_ms_;
-}
-
 void Runtime::synchronize_all() {
+  drain();
   for (auto& s : streams_) s->time_ms = std::max(s->time_ms, device_time_ms_);
   default_stream_.time_ms = std::max(default_stream_.time_ms, device_time_ms_);
   std::fflush(stdout);
@@ -455,6 +449,21 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
   rec.regs_source = "ptx-estimate";
   for (const auto& ki : k.fatbin->cubin_info)
     if (ki.name == k.name && ki.regs) rec.regs_source = "cubin";
+  if (deferred(s)) {
+    func::StreamOp op;
+    op.kind = func::StreamOp::Kind::kernel;
+    op.stream = stream_id(s);
+    try {
+      op.launch = dev_->prepare(*k.prog, g, b, uint32_t(shared), std::move(pbuf), regs);
+    } catch (const UserError& ex) {
+      warn(fmt::format("launch of {} failed: {}", k.name, ex.what()));
+      return ret(cudaErrorLaunchFailure);
+    }
+    pending_.push_back(std::move(op));
+    pending_meta_.push_back(PendingOp{std::move(rec), nullptr});
+    return cudaSuccess;
+  }
+  if (drain() != cudaSuccess) return sticky_;
   const auto t0 = std::chrono::steady_clock::now();
   std::fflush(stdout);
   try {
@@ -475,10 +484,101 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
   }
   std::fflush(stdout);
   rec.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double ms = rec.result.cycles ? double(rec.result.cycles) / (params_.gpu.core_mhz * 1e3) : 0.0;
-  advance(s, ms);
+  if (rec.result.end_cycle) {
+    device_time_ms_ = std::max(device_time_ms_, cycles_to_ms(rec.result.end_cycle));
+    if (Stream* st = stream(s)) st->time_ms = device_time_ms_;
+  }
   session_->add(std::move(rec));
   return cudaSuccess;
+}
+
+uint32_t Runtime::stream_id(cudaStream_t s) {
+  if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return 0;
+  for (size_t i = 0; i < streams_.size(); ++i)
+    if (reinterpret_cast<cudaStream_t>(streams_[i].get()) == s) return uint32_t(i + 1);
+  return 0;
+}
+
+bool Runtime::deferred(cudaStream_t s) {
+  if (stream_id(s) == 0) return false;  // the legacy default stream synchronises with all
+  func::Engine* e = dev_->engine();
+  return e && e->concurrent();
+}
+
+void Runtime::enqueue_action(cudaStream_t s, std::function<void()> action) {
+  func::StreamOp op;
+  op.kind = func::StreamOp::Kind::action;
+  op.stream = stream_id(s);
+  op.action = std::move(action);
+  pending_.push_back(std::move(op));
+  pending_meta_.push_back(PendingOp{});
+}
+
+void Runtime::enqueue_record(cudaStream_t s, Event* e) {
+  func::StreamOp op;
+  op.kind = func::StreamOp::Kind::record;
+  op.stream = stream_id(s);
+  e->pending_op = int64_t(pending_.size());
+  e->recorded = false;
+  pending_.push_back(std::move(op));
+  pending_meta_.push_back(PendingOp{KernelRecord{}, e});
+}
+
+void Runtime::enqueue_wait(cudaStream_t s, Event* e) {
+  if (e->pending_op < 0) return;  // already recorded: nothing to wait for
+  func::StreamOp op;
+  op.kind = func::StreamOp::Kind::wait;
+  op.stream = stream_id(s);
+  op.waits_for = e->pending_op;
+  pending_.push_back(std::move(op));
+  pending_meta_.push_back(PendingOp{});
+}
+
+cudaError_t Runtime::drain() {
+  if (pending_.empty()) return sticky_;
+  std::vector<func::StreamOp> ops = std::move(pending_);
+  std::vector<PendingOp> meta = std::move(pending_meta_);
+  pending_.clear();
+  pending_meta_.clear();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::fflush(stdout);
+  try {
+    dev_->engine()->run_streams(*dev_, ops);
+  } catch (const GuestAssert& ex) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", ex.what());
+    sticky_ = cudaErrorAssert;
+  } catch (const GuestError& ex) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "========= simtlab: kernel fault\n========= %s\n", ex.what());
+    sticky_ = std::string(ex.what()).find("trap") != std::string::npos ? cudaErrorLaunchFailure
+                                                                      : cudaErrorIllegalAddress;
+  } catch (const UserError& ex) {
+    warn(ex.what());
+    sticky_ = cudaErrorLaunchFailure;
+  }
+  std::fflush(stdout);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  size_t nk = 0;
+  for (const auto& op : ops)
+    if (op.kind == func::StreamOp::Kind::kernel && op.done) ++nk;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    func::StreamOp& op = ops[i];
+    if (meta[i].event) {
+      meta[i].event->pending_op = -1;
+      meta[i].event->recorded = op.done;
+      meta[i].event->time_ms = cycles_to_ms(op.done_cycle);
+    }
+    if (op.kind != func::StreamOp::Kind::kernel || !op.done) continue;
+    KernelRecord rec = std::move(meta[i].record);
+    rec.result = op.result;
+    if (!rec.result.stats_json.empty()) rec.stats = nlohmann::json::parse(rec.result.stats_json);
+    rec.wall_seconds = nk ? wall / double(nk) : 0.0;  // the batch's wall time, shared out
+    device_time_ms_ = std::max(device_time_ms_, cycles_to_ms(op.done_cycle));
+    session_->add(std::move(rec));
+  }
+  for (auto& st : streams_) st->time_ms = std::max(st->time_ms, device_time_ms_);
+  return sticky_;
 }
 
 }  // namespace simtlab::runtime

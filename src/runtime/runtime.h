@@ -20,6 +20,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -72,6 +73,13 @@ struct Event {
   unsigned flags = 0;
   bool recorded = false;
   double time_ms = 0;
+  int64_t pending_op = -1;  // index of its queued record op, -1 when none
+};
+
+/// Stream work deferred until a synchronisation point (timing engines that overlap streams).
+struct PendingOp {
+  KernelRecord record;        // kernel ops: the launch's description, result filled on drain
+  Event* event = nullptr;     // record ops
 };
 
 struct CallConfig {
@@ -113,6 +121,14 @@ class Runtime {
   // ---- launch ----
   std::vector<CallConfig>& call_stack();
   cudaError_t launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t s);
+  /// Whether work on stream `s` is queued (to overlap with other streams) instead of run now.
+  bool deferred(cudaStream_t s);
+  /// Queue a copy/memset on a deferred stream; `action` performs it when its turn comes.
+  void enqueue_action(cudaStream_t s, std::function<void()> action);
+  void enqueue_record(cudaStream_t s, Event* e);
+  void enqueue_wait(cudaStream_t s, Event* e);
+  /// Run every queued operation (a synchronisation point). Returns the sticky error, if any.
+  cudaError_t drain();
 
   // ---- memory ----
   func::Device& dev() { return *dev_; }
@@ -129,9 +145,8 @@ class Runtime {
   Event* event(cudaEvent_t e);
   Event* new_event(unsigned flags);
   bool destroy_event(cudaEvent_t e);
-  /// Simulated time now (ms) on stream `s`, and advance it by an operation's duration.
+  /// Simulated time (ms) at which the last operation of stream `s` completed.
   double stream_time(cudaStream_t s);
-  void advance(cudaStream_t s, double ms);
   double device_time() const { return device_time_ms_; }
   void synchronize_all();
 
@@ -167,6 +182,10 @@ class Runtime {
   std::vector<std::unique_ptr<Event>> events_;
   Stream default_stream_;
   double device_time_ms_ = 0;
+  std::vector<func::StreamOp> pending_;
+  std::vector<PendingOp> pending_meta_;
+  uint32_t stream_id(cudaStream_t s);
+  double cycles_to_ms(uint64_t c) const { return double(c) / (params_.gpu.core_mhz * 1e3); }
   cudaError_t last_ = cudaSuccess;
   cudaError_t sticky_ = cudaSuccess;
   std::set<std::string> warned_;

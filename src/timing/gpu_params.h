@@ -27,6 +27,7 @@ struct ChipParams {
   uint32_t cc_major = 7;
   uint32_t cc_minor = 5;
   uint32_t kernel_launch_latency = 0;
+  uint32_t max_concurrent_kernels = 16;
   void describe(config::Describer& d) {
     d.param("name", name, "", "Name reported by cudaGetDeviceProperties", "preset name");
     d.param("num_sms", num_sms, "SMs", "Streaming multiprocessors (shader cores)", "D2MA paper Table 1 (15 shaders)")
@@ -51,6 +52,10 @@ struct ChipParams {
     d.param("kernel_launch_latency", kernel_launch_latency, "cycles", "Core cycles between a launch and its first CTA",
             "assumption (GPGPU-Sim default 0)")
         .max(1000000);
+    d.param("max_concurrent_kernels", max_concurrent_kernels, "kernels",
+            "Kernels of different streams that may run at once (1 = one kernel at a time)",
+            "Fermi: up to 16 concurrent kernels (NVIDIA Fermi compute architecture whitepaper)")
+        .range(1, 128);
   }
 };
 

@@ -87,8 +87,25 @@ def main():
                 if parts != n:
                     fail(f"{p}: {kind}: hits+misses+hit_reserved+bypasses = {parts} != accesses {n}")
     t = j["totals"]
-    if (t["warp_insts"], t["thread_insts"], t["cycles"]) != (tw, tt, tc):
-        fail("totals differ from the sum over kernels")
+    if (t["warp_insts"], t["thread_insts"]) != (tw, tt):
+        fail("total instructions differ from the sum over kernels")
+    # Elapsed cycles: the union of the kernels' [start, end) intervals (kernels of different
+    # streams may overlap).
+    iv = sorted((k["start_cycle"], k["end_cycle"]) for k in j["kernels"])
+    covered, cur = 0, None
+    for a, b in iv:
+        if cur and a <= cur[1]:
+            cur[1] = max(cur[1], b)
+        else:
+            if cur:
+                covered += cur[1] - cur[0]
+            cur = [a, b]
+    if cur:
+        covered += cur[1] - cur[0]
+    if t["cycles"] != covered:
+        fail(f"totals.cycles {t['cycles']} != elapsed kernel time {covered}")
+    if covered > tc:
+        fail("elapsed kernel time exceeds the sum of kernel cycles")
     if t["launches"] != len(j["kernels"]):
         fail("totals.launches != number of kernels")
     print(f"stats OK: {len(j['kernels'])} kernel(s), {tw} warp instructions, {tc} cycles")

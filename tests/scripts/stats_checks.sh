@@ -26,6 +26,22 @@ case "$check" in
     strip='import json,sys; j=json.load(open(sys.argv[1])); j.pop("host"); j["config"].pop("hash"); j["config"]["values"]["sm"].pop("skip_idle_cycles"); print(json.dumps(j, sort_keys=True))'
     python3 -c "$strip" "$tmp/a.json" > "$tmp/a.txt"; python3 -c "$strip" "$tmp/b.json" > "$tmp/b.txt"
     cmp "$tmp/a.txt" "$tmp/b.txt" && echo "skip-idle equivalence OK" ;;
+  concurrency)
+    # Kernels of different streams overlap: the run spans far fewer cycles than one kernel
+    # at a time, with identical instruction counts.
+    run --stats "$tmp/a.json"; run --set gpu.max_concurrent_kernels=1 --stats "$tmp/b.json"
+    python3 - "$tmp/a.json" "$tmp/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+span = lambda j: max(k["end_cycle"] for k in j["kernels"]) - min(k["start_cycle"] for k in j["kernels"])
+if a["totals"]["warp_insts"] != b["totals"]["warp_insts"]:
+    sys.exit("FAIL: instruction counts differ")
+sa, sb = span(a), span(b)
+print(f"span concurrent {sa} cycles, serial {sb} cycles")
+if not sa < 0.6 * sb:
+    sys.exit("FAIL: concurrent kernels did not overlap")
+PY
+    ;;
   csv)
     run --csv "$tmp/r.csv" --stats "$tmp/s.json"; run --csv "$tmp/r.csv" --stats "$tmp/s.json"
     n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["kernels"]))' "$tmp/s.json")

@@ -8,7 +8,6 @@
 #include "base/bits.h"
 #include "base/error.h"
 #include "func/executor.h"
-#include "stats/snapshot.h"
 #include "stats/writers.h"
 #include "timing/mem_backend.h"
 
@@ -35,51 +34,23 @@ uint32_t ctas_per_sm(const SmParams& sm, const CtaNeeds& n) {
   return c;
 }
 
-/// Hands CTAs of the current launch to SMs as resources free up: every core cycle, SMs are
-/// visited round robin and each may receive one CTA (GPGPU book 2.1 / 1.0: round-robin CTA
-/// scheduling until warps, registers, shared memory or CTA slots run out).
-class Gpu::Dispatcher : public sim::Component {
+namespace {
+
+/// Hands CTAs to SMs every core cycle (registered after the SMs, so a CTA placed at cycle t
+/// starts issuing at t+1).
+class Dispatcher : public sim::Component {
  public:
-  explicit Dispatcher(Gpu& g) : sim::Component("cta_dispatcher"), g_(g) {}
-  void begin(const func::LaunchState* L, const CtaNeeds& n, uint64_t start_cycle) {
-    L_ = L;
-    needs_ = n;
-    next_ = 0;
-    total_ = L->grid.count();
-    start_ = start_cycle;
-    wake();
-  }
-  bool all_dispatched() const { return next_ >= total_; }
-  uint64_t dispatched() const { return next_; }
+  explicit Dispatcher(std::function<bool(uint64_t)> f) : sim::Component("cta_dispatcher"), f_(std::move(f)) {}
   bool tick() override {
-    if (all_dispatched()) {
-      sleep();
-      return false;
-    }
-    const uint64_t now = cycle();
-    if (now < start_) return false;
-    bool any = false;
-    const uint32_t nsm = uint32_t(g_.sms_.size());
-    for (uint32_t k = 0; k < nsm && !all_dispatched(); ++k) {
-      Sm& sm = *g_.sms_[(rr_ + k) % nsm];
-      if (!sm.fits(needs_)) continue;
-      const Dim3& gd = L_->grid;
-      const uint64_t i = next_++;
-      const Dim3 id{uint32_t(i % gd.x), uint32_t((i / gd.x) % gd.y), uint32_t(i / (uint64_t(gd.x) * gd.y))};
-      sm.launch_cta(needs_, id, uint32_t(i), now);
-      any = true;
-    }
-    rr_ = (rr_ + 1) % std::max(nsm, 1u);
-    return any;
+    if (!f_(cycle())) sleep();
+    return false;
   }
 
  private:
-  Gpu& g_;
-  const func::LaunchState* L_ = nullptr;
-  CtaNeeds needs_;
-  uint64_t next_ = 0, total_ = 0, start_ = 0;
-  uint32_t rr_ = 0;
+  std::function<bool(uint64_t)> f_;  // returns whether CTAs remain to be dispatched
 };
+
+}  // namespace
 
 Gpu::Gpu(const GpuParams& p)
     : p_(p),
@@ -96,7 +67,7 @@ Gpu::Gpu(const GpuParams& p)
     sim_.add(*sms_.back(), *core_);
     mem_->attach(i, *sms_.back());
   }
-  dispatcher_ = std::make_unique<Dispatcher>(*this);
+  dispatcher_ = std::make_unique<Dispatcher>([this](uint64_t now) { return dispatch(now); });
   sim_.add(*dispatcher_, *core_);
 }
 
@@ -107,116 +78,230 @@ void Gpu::enable_trace(uint64_t b, uint64_t e) {
   for (auto& s : sms_) s->set_trace(trace_.get());
 }
 
-func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
+bool Gpu::dispatch(uint64_t now) {
+  // Kernels in launch order; each SM may receive one CTA per cycle (GPGPU book 2.1: round-robin
+  // CTA scheduling until warps, registers, shared memory or CTA slots run out).
+  bool remaining = false;
+  const uint32_t nsm = uint32_t(sms_.size());
+  std::vector<uint8_t> got(nsm, 0);
+  for (auto& rp : running_) {
+    Running& r = *rp;
+    if (r.next_cta >= r.total) continue;
+    if (now < r.start + p_.gpu.kernel_launch_latency) {
+      remaining = true;
+      continue;
+    }
+    const func::LaunchState& L = *r.ctx.launch;
+    for (uint32_t k = 0; k < nsm && r.next_cta < r.total; ++k) {
+      const uint32_t s = (rr_ + k) % nsm;
+      if (got[s] || !sms_[s]->fits(r.needs)) continue;
+      const Dim3& gd = L.grid;
+      const uint64_t i = r.next_cta++;
+      const Dim3 id{uint32_t(i % gd.x), uint32_t((i / gd.x) % gd.y), uint32_t(i / (uint64_t(gd.x) * gd.y))};
+      sms_[s]->launch_cta(&r.ctx, r.needs, id, uint32_t(i), now);
+      got[s] = 1;
+    }
+    if (r.next_cta < r.total) remaining = true;
+  }
+  rr_ = (rr_ + 1) % std::max(nsm, 1u);
+  return remaining;
+}
+
+void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
+  func::LaunchState& L = *op.launch;
   const func::Program& k = *L.prog;
-  const uint32_t regs = L.regs_per_thread ? L.regs_per_thread : k.estimated_regs;
-  const CtaNeeds needs = cta_needs(p_.sm, L.block, regs, L.shared_bytes);
-  if (ctas_per_sm(p_.sm, needs) == 0)
+  auto r = std::make_unique<Running>();
+  r->op = &op;
+  r->regs = L.regs_per_thread ? L.regs_per_thread : k.estimated_regs;
+  r->needs = cta_needs(p_.sm, L.block, r->regs, L.shared_bytes);
+  if (ctas_per_sm(p_.sm, r->needs) == 0)
     fatal("kernel {} cannot run on this GPU: one CTA of {} threads needs {} registers ({} per thread) and {} bytes of "
           "shared memory; an SM has {} registers, {} bytes of shared memory, {} threads and {} warp slots",
-          k.name, L.block.count(), needs.regs, regs, needs.shared, p_.sm.registers, p_.sm.shared_bytes,
+          k.name, L.block.count(), r->needs.regs, r->regs, r->needs.shared, p_.sm.registers, p_.sm.shared_bytes,
           p_.sm.max_threads, p_.sm.num_warps);
-  func::ExecContext cx;
-  cx.gmem = &dev.memory();
-  cx.heap = &dev.heap();
-  cx.prog = &k;
-  cx.launch = &L;
-  cx.print = &dev.print_sink();
-  cx.textures = &dev.textures();
   L.num_sms = p_.gpu.num_sms;
-  const uint64_t code_base = 0x0000'0600'0000'0000ull + (uint64_t(++launches_) << 28);
-  for (auto& s : sms_) s->begin_kernel(&L, cx, code_base);
+  r->ctx.launch = &L;
+  r->ctx.cx.gmem = &dev.memory();
+  r->ctx.cx.heap = &dev.heap();
+  r->ctx.cx.prog = &k;
+  r->ctx.cx.launch = &L;
+  r->ctx.cx.print = &dev.print_sink();
+  r->ctx.cx.textures = &dev.textures();
+  r->ctx.code_base = 0x0000'0600'0000'0000ull + (uint64_t(++launches_) << 28);
+  r->total = L.grid.count();
+  r->start = now;
+  for (auto& s : sms_) s->begin_kernel(&dev.memory());
   mem_->update_stats();
-  const stats::Snapshot before = stats::snapshot(root_);
-  const uint64_t start = core_->cycle();
-  uint64_t warp0 = 0, thread0 = 0;
-  for (auto& s : sms_) {
-    warp0 += s->warp_insts();
-    thread0 += s->thread_insts();
+  r->before = stats::snapshot(root_);
+  op.start_cycle = now;
+  running_.push_back(std::move(r));
+  dispatcher_->wake();
+}
+
+void Gpu::finish_kernel(Running& r, uint64_t now) {
+  func::StreamOp& op = *r.op;
+  const func::Program& k = *r.ctx.launch->prog;
+  ++kernels_;
+  cycles_ += now - r.start;
+  func::LaunchResult& res = op.result;
+  res.cycles = now - r.start;
+  res.start_cycle = r.start;
+  res.end_cycle = now;
+  res.ctas = r.total;
+  res.warp_insts = r.ctx.warp_insts;
+  res.thread_insts = r.ctx.thread_insts;
+  mem_->update_stats();
+  nlohmann::json j = stats::to_json(root_, stats::delta(stats::snapshot(root_), r.before));
+  j["start_cycle"] = r.start;
+  j["end_cycle"] = now;
+  j["occupancy"] = {{"regs_per_thread", r.regs},
+                    {"ctas_per_sm", ctas_per_sm(p_.sm, r.needs)},
+                    {"warps_per_cta", r.needs.warps},
+                    {"shared_per_cta", r.needs.shared},
+                    {"regs_per_cta", r.needs.regs}};
+  if (trace_) {
+    if (running_.size() == 1) trace_->flush(now);
+    trace_->kernel(k.name, r.start, now);
+    j["trace_events"] = trace_->take_events();
   }
-  dispatcher_->begin(&L, needs, start + p_.gpu.kernel_launch_latency);
-  auto done = [&] {
-    if (!dispatcher_->all_dispatched()) return false;
-    for (auto& s : sms_)
-      if (s->busy()) return false;
+  res.stats_json = j.dump();
+  op.done_cycle = now;
+  op.done = true;
+}
+
+std::string Gpu::deadlock_report(uint64_t now, uint64_t quiet) const {
+  std::string names;
+  for (const auto& r : running_) names += (names.empty() ? "" : ", ") + r->ctx.launch->prog->name;
+  std::string dump =
+      fmt::format("deadlock: kernel {} made no progress for {} cycles (cycle {}); per-warp state:\n", names, quiet, now);
+  for (const auto& s : sms_)
+    if (s->busy()) dump += s->dump_state();
+  return dump;
+}
+
+void Gpu::print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start) {
+  uint64_t wi = 0, done = 0, total = 0;
+  std::string name;
+  for (const auto& r : running_) {
+    wi += r->ctx.warp_insts;
+    done += r->ctx.ctas_done;
+    total += r->total;
+    if (name.empty()) name = r->ctx.launch->prog->name;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  std::fprintf(stderr, "\r\033[K[simtlab] %s%s: cycle %llu, %llu warp-insts, %.0fK warp-inst/s, CTAs %llu/%llu",
+               name.c_str(), running_.size() > 1 ? fmt::format(" (+{} more)", running_.size() - 1).c_str() : "",
+               (unsigned long long)(core_->cycle() - start), (unsigned long long)wi,
+               secs > 0 ? double(wi) / secs / 1e3 : 0.0, (unsigned long long)done, (unsigned long long)total);
+}
+
+void Gpu::run_streams(func::Device& dev, std::vector<func::StreamOp>& ops) {
+  try {
+    run_streams_impl(dev, ops);
+  } catch (...) {
+    running_.clear();  // a guest fault ends the batch; the runtime makes the error sticky
+    throw;
+  }
+}
+
+void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) {
+  using Kind = func::StreamOp::Kind;
+  const uint64_t start = core_->cycle();
+  std::vector<uint8_t> started(ops.size(), 0);
+  auto is_head = [&](size_t i) {
+    for (size_t j = 0; j < i; ++j)
+      if (ops[j].stream == ops[i].stream && !ops[j].done) return false;
     return true;
   };
-  // Deadlock watchdog: no SM progress for watchdog_cycles core cycles.
-  uint64_t last_check = start;
+  auto start_ready = [&]() {
+    for (bool again = true; again;) {
+      again = false;
+      const uint64_t now = core_->cycle();
+      for (size_t i = 0; i < ops.size(); ++i) {
+        func::StreamOp& op = ops[i];
+        if (op.done || started[i] || !is_head(i)) continue;
+        switch (op.kind) {
+          case Kind::kernel:
+            if (running_.size() >= p_.gpu.max_concurrent_kernels) continue;
+            start_kernel(dev, op, now);
+            started[i] = 1;
+            continue;
+          case Kind::action: op.action(); break;
+          case Kind::record: break;
+          case Kind::wait:
+            if (op.waits_for >= 0 && !ops[size_t(op.waits_for)].done) continue;
+            break;
+        }
+        started[i] = 1;
+        op.start_cycle = op.done_cycle = now;
+        op.done = true;
+        again = true;
+      }
+    }
+  };
   const auto wall0 = std::chrono::steady_clock::now();
   auto last_print = wall0;
   bool printed = false;
-  auto deadlock = [&](uint64_t now, uint64_t quiet) {
-    std::string dump = fmt::format("deadlock: kernel {} made no progress for {} cycles (cycle {}); per-warp state:\n",
-                                   k.name, quiet, now);
-    for (auto& s : sms_)
-      if (s->busy()) dump += s->dump_state();
-    throw GuestError(dump);
+  uint64_t last_check = start;
+  start_ready();
+  auto all_done = [&] {
+    for (const auto& op : ops)
+      if (!op.done) return false;
+    return true;
   };
-  while (!done()) {
+  while (!all_done()) {
+    if (running_.empty()) fatal("stream operations wait for each other in a cycle (cudaStreamWaitEvent deadlock)");
     bool progress = false;
     if (!sim_.step(&progress)) {
       uint64_t last = 0;
       for (auto& s : sms_) last = std::max(last, s->last_progress());
-      deadlock(core_->cycle(), core_->cycle() - last);
+      throw GuestError(deadlock_report(core_->cycle(), core_->cycle() - last));
     }
     const uint64_t now = core_->cycle();
+    bool finished = false;
+    for (size_t i = 0; i < running_.size();) {
+      Running& r = *running_[i];
+      if (r.next_cta == r.total && r.ctx.ctas_done == r.total) {
+        finish_kernel(r, now);
+        running_.erase(running_.begin() + long(i));
+        finished = true;
+      } else {
+        ++i;
+      }
+    }
+    if (finished) start_ready();
     if (now - last_check >= 1024) {
       last_check = now;
+      uint64_t last = 0;
+      for (auto& s : sms_) last = std::max(last, s->last_progress());
+      if (now > last + p_.sim.watchdog_cycles && now > start + p_.sim.watchdog_cycles)
+        throw GuestError(deadlock_report(now, now - last));
       if (progress_) {
         const auto t = std::chrono::steady_clock::now();
         if (t - last_print > std::chrono::milliseconds(500)) {
           last_print = t;
-          uint64_t wi = 0, resident = 0;
-          for (auto& sm : sms_) {
-            wi += sm->warp_insts();
-            resident += sm->resident_ctas();
-          }
-          wi -= warp0;
-          const double secs = std::chrono::duration<double>(t - wall0).count();
-          std::fprintf(stderr, "\r\033[K[simtlab] %s: cycle %llu, %llu warp-insts, %.0fK warp-inst/s, CTAs %llu/%llu",
-                       k.name.c_str(), (unsigned long long)(now - start), (unsigned long long)wi,
-                       secs > 0 ? double(wi) / secs / 1e3 : 0.0,
-                       (unsigned long long)(dispatcher_->dispatched() - resident),
-                       (unsigned long long)L.grid.count());
+          print_progress(wall0, start);
           printed = true;
         }
       }
-      uint64_t last = 0;
-      for (auto& s : sms_) last = std::max(last, s->last_progress());
-      if (now > last + p_.sim.watchdog_cycles && now > start + p_.sim.watchdog_cycles) deadlock(now, now - last);
     }
   }
   if (printed) std::fprintf(stderr, "\r\033[K");
-  const uint64_t end = core_->cycle();
-  ++kernels_;
-  cycles_ += end - start;
-  func::LaunchResult r;
-  r.cycles = end - start;
-  r.ctas = L.grid.count();
-  for (auto& s : sms_) {
-    r.warp_insts += s->warp_insts();
-    r.thread_insts += s->thread_insts();
+}
+
+func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
+  std::vector<func::StreamOp> ops(1);
+  ops[0].kind = func::StreamOp::Kind::kernel;
+  // Borrow the caller's launch state for the duration of the run.
+  ops[0].launch.reset(&L);
+  try {
+    run_streams(dev, ops);
+  } catch (...) {
+    (void)ops[0].launch.release();
+    throw;
   }
-  r.warp_insts -= warp0;
-  r.thread_insts -= thread0;
-  mem_->update_stats();
-  const stats::Snapshot after = stats::snapshot(root_);
-  nlohmann::json j = stats::to_json(root_, stats::delta(after, before));
-  j["start_cycle"] = start;
-  j["end_cycle"] = end;
-  j["occupancy"] = {{"regs_per_thread", regs},
-                    {"ctas_per_sm", ctas_per_sm(p_.sm, needs)},
-                    {"warps_per_cta", needs.warps},
-                    {"shared_per_cta", needs.shared},
-                    {"regs_per_cta", needs.regs}};
-  if (trace_) {
-    trace_->flush(end);
-    trace_->kernel(k.name, start, end);
-    j["trace_events"] = trace_->take_events();
-  }
-  r.stats_json = j.dump();
-  return r;
+  (void)ops[0].launch.release();
+  return ops[0].result;
 }
 
 }  // namespace simtlab::timing

@@ -1,10 +1,14 @@
 // The GPU top level: clock domains, SMs, the memory system and the CTA dispatcher, wired in
-// one place. Gpu is the timing engine behind func::Device::launch(): it runs one kernel launch
-// cycle by cycle to completion and reports its cycles and per-kernel stats. State that real
-// hardware keeps across kernels (L2 contents, simulated time) persists between launches.
+// one place. Gpu is the timing engine behind func::Device: it runs kernel launches cycle by
+// cycle to completion and reports their cycles and stats. Launches of different CUDA streams
+// run concurrently (up to gpu.max_concurrent_kernels at once, CTAs dispatched in launch order
+// as resources free up); each stream's operations stay in order and event waits are
+// honoured. State real hardware keeps across kernels (L2 contents, simulated time) persists.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +16,7 @@
 #include "func/device.h"
 #include "sim/sim.h"
 #include "stats/group.h"
+#include "stats/snapshot.h"
 #include "timing/gpu_params.h"
 #include "timing/sm/mem_port.h"
 #include "timing/sm/sm.h"
@@ -34,6 +39,8 @@ class Gpu : public func::Engine {
   ~Gpu() override;
 
   func::LaunchResult run(func::Device& dev, func::LaunchState& launch) override;
+  void run_streams(func::Device& dev, std::vector<func::StreamOp>& ops) override;
+  bool concurrent() const override { return p_.gpu.max_concurrent_kernels > 1; }
 
   void enable_trace(uint64_t window_begin, uint64_t window_end);
   /// Print a progress line on stderr (kernel, cycles, instructions, rate, CTAs) while running.
@@ -44,7 +51,23 @@ class Gpu : public func::Engine {
   const GpuParams& params() const { return p_; }
 
  private:
-  class Dispatcher;
+  /// A launch in flight.
+  struct Running {
+    func::StreamOp* op = nullptr;
+    KernelCtx ctx;
+    CtaNeeds needs;
+    uint32_t regs = 0;
+    uint64_t next_cta = 0, total = 0;
+    uint64_t start = 0;
+    stats::Snapshot before;
+  };
+
+  void run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops);
+  void start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now);
+  void finish_kernel(Running& r, uint64_t now);
+  bool dispatch(uint64_t now);
+  std::string deadlock_report(uint64_t now, uint64_t quiet) const;
+  void print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start);
 
   GpuParams p_;
   stats::Group root_{"gpu"};
@@ -58,9 +81,11 @@ class Gpu : public func::Engine {
   std::unique_ptr<MemBackend> mem_;
   std::vector<std::unique_ptr<SmMemPort>> ports_;
   std::vector<std::unique_ptr<Sm>> sms_;
-  std::unique_ptr<Dispatcher> dispatcher_;
+  std::vector<std::unique_ptr<Running>> running_;
+  std::unique_ptr<sim::Component> dispatcher_;
   std::unique_ptr<TraceSink> trace_;
   uint64_t launches_ = 0;
+  uint32_t rr_ = 0;
   bool progress_ = false;
 };
 

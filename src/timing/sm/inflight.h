@@ -27,6 +27,7 @@ struct InFlight {
   uint32_t dst[4] = {};
   bool dst_pred[4] = {};
   uint32_t lanes = 0;        // active lanes (thread instructions)
+  uint32_t local_bytes = 0;  // per-thread local memory of its kernel (address interleaving)
 };
 
 }  // namespace simtlab::timing

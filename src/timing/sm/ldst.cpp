@@ -151,7 +151,7 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
     if (!local && gmem_ && (a < func::kGlobalBase || a >= func::kGlobalEnd)) a = gmem_->timing_address(a);
     if (local) {
       const uint64_t warp_slot = e.f.w ? e.f.w->slot : 0;
-      const uint64_t per_warp = uint64_t(std::max(local_bytes_, 16u)) * 32;
+      const uint64_t per_warp = uint64_t(std::max(e.f.local_bytes, 16u)) * 32;
       const uint64_t base = kLocalTimingBase + (uint64_t(sm_) * 4096 + warp_slot) * per_warp;
       a = base + (a / 4) * 128 + uint64_t(l) * 4 + (a % 4);
     }

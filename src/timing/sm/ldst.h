@@ -60,8 +60,6 @@ class LdstUnit {
   void set_trace(TraceSink* t) { trace_ = t; }
   /// Device memory, for timing addresses of host-mapped allocations.
   void set_memory(const func::GlobalMemory* m) { gmem_ = m; }
-  /// Per-thread local memory bytes of the current launch (for address interleaving).
-  void set_local_bytes(uint32_t b) { local_bytes_ = b; }
 
  private:
   struct Entry {
@@ -91,7 +89,6 @@ class LdstUnit {
   std::deque<uint32_t> queue_;   // accepted, in order; head is being sent
   size_t queue_cap_ = 2;
   uint64_t next_id_ = 1;
-  uint32_t local_bytes_ = 0;
   uint64_t smem_busy_until_ = 0;
   TraceSink* trace_ = nullptr;
   const func::GlobalMemory* gmem_ = nullptr;

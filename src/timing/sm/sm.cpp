@@ -102,12 +102,8 @@ const UnitTiming& Sm::timing_for(ExecClass c) const {
   }
 }
 
-void Sm::begin_kernel(const func::LaunchState* launch, func::ExecContext base_cx, uint64_t code_base) {
-  launch_ = launch;
-  cx_ = base_cx;
-  code_base_ = code_base;
-  ldst_->set_local_bytes(launch->local_bytes_per_thread);
-  ldst_->set_memory(cx_.gmem);
+void Sm::begin_kernel(const func::GlobalMemory* gmem) {
+  ldst_->set_memory(gmem);
   if (p_.flush_l1_per_kernel) {
     for (Cache* c : {&ldst_->l1d(), &ldst_->l1c(), &ldst_->l1t()}) {
       c->flush();
@@ -123,12 +119,13 @@ bool Sm::fits(const CtaNeeds& n) const {
          used_shared_ + n.shared <= p_.shared_bytes;
 }
 
-void Sm::launch_cta(const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now) {
+void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now) {
   auto it = std::find_if(ctas_.begin(), ctas_.end(), [](const CtaSlot& c) { return !c.active; });
   SIMTLAB_ASSERT(it != ctas_.end(), "launch_cta without a free CTA slot");
   CtaSlot& c = *it;
   if (!c.cta) c.cta = std::make_unique<func::Cta>();
-  func::init_cta(*c.cta, *launch_, ctaid, linear_id, id_);
+  c.k = k;
+  func::init_cta(*c.cta, *k->launch, ctaid, linear_id, id_);
   c.active = true;
   c.warps = uint32_t(c.cta->warps.size());
   c.live_warps = c.warps;
@@ -142,7 +139,7 @@ void Sm::launch_cta(const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t 
   used_shared_ += n.shared;
   ++resident_ctas_;
   ++ctas_launched_;
-  const uint32_t nregs = launch_->prog->max_regs, npreds = launch_->prog->max_preds;
+  const uint32_t nregs = k->launch->prog->max_regs, npreds = k->launch->prog->max_preds;
   uint32_t wi = 0;
   for (WarpSlot& w : warps_) {
     if (wi == c.warps) break;
@@ -192,6 +189,7 @@ void Sm::retire_warp(WarpSlot& w) {
     used_shared_ -= c.shared;
     --resident_ctas_;
     ++finished_ctas_;
+    ++c.k->ctas_done;
     c.active = false;
     if (trace_) trace_->cta_end(id_, c.cta->linear_id, cycle());
   }
@@ -238,7 +236,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if (now < w.ready_at) return Stall::barrier;
   if (w.ibuf == 0 || now < w.ibuf_ready) return w.redirect ? Stall::control : Stall::fetch;
   const uint32_t pc = fw.pc();
-  const func::DInst& d = launch_->prog->code[pc];
+  KernelCtx& kc = *w.cta->k;
+  const func::DInst& d = kc.launch->prog->code[pc];
   if (hazard(w, d)) return Stall::scoreboard;
   if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
   const UnitKind uk = unit_for(d.exec);
@@ -252,6 +251,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   f.unit = uk;
   f.age = issue_seq_++;
   f.issue_cycle = now;
+  f.local_bytes = kc.launch->local_bytes_per_thread;
   const UnitTiming& t = timing_for(d.exec);
   const uint32_t passes = (uk == UnitKind::sp || uk == UnitKind::intu) ? passes_ : 1;
   f.latency = t.latency + passes - 1;
@@ -271,14 +271,16 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
     ++w.pending_writes;
   }
   // Execute functionally (execute-at-issue).
-  cx_.cycle = now;
-  cx_.cta = w.cta->cta.get();
-  func::step(cx_, fw, &rec_);
+  kc.cx.cycle = now;
+  kc.cx.cta = w.cta->cta.get();
+  func::step(kc.cx, fw, &rec_);
   f.lanes = rec_.exec;
   ++w.inflight;
   ++w.insts;
   ++warp_insts_;
   thread_insts_ += uint64_t(__builtin_popcount(rec_.active));
+  ++kc.warp_insts;
+  kc.thread_insts += uint64_t(__builtin_popcount(rec_.active));
   ++inst_classes_[size_t(d.exec)];
   if (trace_) trace_->warp_issue(id_, w.slot, now, pc);
   if (issue_log_) issue_log_->push_back({now, w.slot});
@@ -489,7 +491,7 @@ void Sm::fetch(uint64_t now) {
     MemReq r;
     r.id = (uint64_t(w.slot) << 32) | (w.fetch_gen & 0xffffffffu);
     const uint32_t pc = w.fw->pc() + w.ibuf;
-    const Addr a = code_base_ + uint64_t(pc) * p_.ifetch_bytes;
+    const Addr a = w.cta->k->code_base + uint64_t(pc) * p_.ifetch_bytes;
     r.addr = a & ~Addr(p_.l1i.line - 1);
     r.bytes = p_.l1i.line;
     r.kind = AccessKind::inst_fetch;
@@ -596,7 +598,7 @@ std::string Sm::dump_state() const {
     else if (w.ibuf == 0) state = "waiting for instruction fetch";
     else state = "ready";
     s += fmt::format("  warp slot {} (CTA {}, warp {}): pc {} {} — {}\n", w.slot, w.cta->cta->linear_id, fw.index,
-                     fw.pc(), w.func_done ? "" : launch_->prog->where(fw.pc()), state);
+                     fw.pc(), w.func_done ? "" : w.cta->k->launch->prog->where(fw.pc()), state);
   }
   return s;
 }

@@ -41,8 +41,19 @@ namespace simtlab::timing {
 
 class TraceSink;
 
+/// One running kernel launch as the SMs see it (several may run at once, from different
+/// streams): its functional context, instruction-address base and instruction counters.
+struct KernelCtx {
+  const func::LaunchState* launch = nullptr;
+  func::ExecContext cx;
+  uint64_t code_base = 0;
+  uint64_t warp_insts = 0, thread_insts = 0;
+  uint64_t ctas_done = 0;
+};
+
 /// A CTA resident on an SM: its functional state and its share of the SM's resources.
 struct CtaSlot {
+  KernelCtx* k = nullptr;
   std::unique_ptr<func::Cta> cta;
   uint32_t warps = 0;
   uint32_t live_warps = 0;
@@ -65,12 +76,12 @@ class Sm : public sim::Component {
 
   bool tick() override;
 
-  /// Start a kernel on this SM (its functional context; shared by all CTAs of the launch).
-  void begin_kernel(const func::LaunchState* launch, func::ExecContext base_cx, uint64_t code_base);
+  /// A kernel launch starts on the GPU (flushes the L1s when sm.flush_l1_per_kernel).
+  void begin_kernel(const func::GlobalMemory* gmem);
   /// Can the SM host another CTA needing `n`?
   bool fits(const CtaNeeds& n) const;
   /// Place a CTA (functional state already initialised by the caller is created here).
-  void launch_cta(const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now);
+  void launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now);
   /// CTAs finished since the last call (the dispatcher frees their slots' bookkeeping).
   uint32_t take_finished_ctas();
   bool busy() const { return resident_ctas_ > 0 || !ldst_->idle(); }
@@ -123,9 +134,6 @@ class Sm : public sim::Component {
   uint32_t id_;
   SmParams p_;
   SmMemPort* port_;
-  const func::LaunchState* launch_ = nullptr;
-  func::ExecContext cx_;
-  uint64_t code_base_ = 0;
   uint32_t passes_ = 1;
 
   std::vector<WarpSlot> warps_;

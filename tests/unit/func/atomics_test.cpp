@@ -282,6 +282,59 @@ TEST(Atomics, PerLaneAddressesReturnOwnOldValue) {
   }
 }
 
+TEST(Atomics, MemoryOrderAndScopeQualifiers) {
+  // nvcc emits .relaxed/.acquire/.release/.acq_rel with .cta/.gpu/.sys scopes (cuda::atomic_ref,
+  // atomicAdd_block/_system); in the functional model they behave like the plain forms.
+  PtxRunner r(ptx_module(R"(
+.visible .entry k(.param .u64 p) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 sh[4];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [p];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 st.shared.u32 [sh], %r1;
+  bar.sync 0;
+  atom.relaxed.gpu.global.add.u32 %r2, [%rd1], 1;
+  atom.acquire.sys.global.max.u32 %r3, [%rd1+4], %r1;
+  atom.release.cta.global.or.b32 %r4, [%rd1+8], %r1;
+  atom.acq_rel.gpu.global.exch.b32 %r5, [%rd1+12], 7;
+  red.relaxed.gpu.global.add.u32 [%rd1+16], 2;
+  red.release.sys.global.xor.b32 [%rd1+20], %r1;
+  atom.relaxed.cta.shared.add.u32 %r6, [sh], 3;
+  atom.sys.global.min.s32 %r7, [%rd1+24], %r1;
+  red.gpu.global.add.u64 [%rd1+32], 5;
+  fence.acq_rel.gpu;
+  membar.gl;
+  fence.sc.sys;
+  membar.cta;
+  bar.sync 0;
+  ld.relaxed.cta.shared.u32 %r8, [sh];
+  @%p1 st.release.gpu.global.u32 [%rd1+28], %r8;
+  ret;
+}
+)"));
+  const uint32_t nt = 100;
+  Addr p = r.upload(std::vector<uint32_t>{0, 0, 0, 0, 0, 0, 1000, 0, 0, 0});
+  r.launch("k", {1, 1, 1}, {nt, 1, 1}, 0, p);
+  auto v = r.download<uint32_t>(p, 10);
+  uint32_t orv = 0, xorv = 0;
+  for (uint32_t t = 0; t < nt; ++t) {
+    orv |= t;
+    xorv ^= t;
+  }
+  EXPECT_EQ(v[0], nt);
+  EXPECT_EQ(v[1], nt - 1);
+  EXPECT_EQ(v[2], orv);
+  EXPECT_EQ(v[3], 7u);
+  EXPECT_EQ(v[4], 2 * nt);
+  EXPECT_EQ(v[5], xorv);
+  EXPECT_EQ(v[6], 0u);
+  EXPECT_EQ(v[7], 3 * nt);
+  EXPECT_EQ(v[8] | (uint64_t(v[9]) << 32), 5ull * nt);
+}
+
 TEST(Atomics, CasSpinLoopUnderDivergence) {
   // Every thread adds its value with a compare-and-swap retry loop; lanes of one warp contend,
   // so the loop diverges (one winner per iteration) and must still terminate with the exact sum.

@@ -241,6 +241,74 @@ PAIRS:
   }
 }
 
+TEST(Barrier, BarrierInsideCalledFunction) {
+  // __syncthreads() in a non-inlined device function: every warp reaches it through a call,
+  // some warps through a different call site.
+  PtxRunner r(ptx_module(R"(
+.shared .align 4 .b8 sh[1024];
+.func (.param .b32 r) exchange(.param .b32 t, .param .b32 v) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.b32 %r1, [t];
+  ld.param.b32 %r2, [v];
+  mov.u64 %rd1, sh;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.shared.u32 [%rd3], %r2;
+  bar.sync 0;
+  xor.b32 %r3, %r1, 255;
+  mul.wide.u32 %rd4, %r3, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.shared.u32 %r4, [%rd5];
+  bar.sync 0;
+  st.param.b32 [r], %r4;
+  ret;
+}
+.visible .entry k(.param .u64 pout) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  mov.u32 %r1, %tid.x;
+  mul.lo.u32 %r2, %r1, 3;
+  setp.lt.u32 %p1, %r1, 128;
+  @%p1 bra LOW;
+  {
+    .param .b32 a0;
+    st.param.b32 [a0], %r1;
+    .param .b32 a1;
+    st.param.b32 [a1], %r2;
+    .param .b32 r0;
+    call (r0), exchange, (a0, a1);
+    ld.param.b32 %r3, [r0];
+  }
+  bra OUT;
+LOW:
+  add.u32 %r2, %r2, 1;
+  {
+    .param .b32 a0;
+    st.param.b32 [a0], %r1;
+    .param .b32 a1;
+    st.param.b32 [a1], %r2;
+    .param .b32 r0;
+    call (r0), exchange, (a0, a1);
+    ld.param.b32 %r3, [r0];
+  }
+OUT:
+  ld.param.u64 %rd1, [pout];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r3;
+  ret;
+})"));
+  Addr out = r.upload(std::vector<uint32_t>(256, 0));
+  r.launch("k", {2, 1, 1}, {256, 1, 1}, 0, out);
+  auto v = r.download<uint32_t>(out, 256);
+  for (uint32_t t = 0; t < 256; ++t) {
+    const uint32_t src = t ^ 255;
+    EXPECT_EQ(v[t], src * 3 + (src < 128 ? 1 : 0)) << t;
+  }
+}
+
 TEST(Barrier, ExitedThreadsDoNotBlockABarrier) {
   // Whole warps and parts of warps exit before the barrier; the remaining threads complete it.
   PtxRunner r(ptx_module(R"(

@@ -343,6 +343,67 @@ TEST(Calls, AggregateParametersAndReturnValues) {
   for (uint32_t i = 0; i < nt; ++i) EXPECT_EQ(v[i], uint32_t(uint64_t(in[i]) * 1000 + 3 * i - i)) << i;
 }
 
+TEST(Calls, ExitInsideCalledFunctionAndCallsInLoops) {
+  // Lanes whose value is a multiple of 5 exit inside the callee (the caller never resumes for
+  // them); the others call the function a per-lane number of times from a loop.
+  const std::string ptx = std::string(R"(
+.func (.param .b32 r) step(.param .b32 x, .param .b32 k) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  ld.param.b32 %r1, [x];
+  ld.param.b32 %r2, [k];
+  rem.u32 %r3, %r1, 5;
+  setp.eq.u32 %p1, %r3, 0;
+  @%p1 exit;
+  mad.lo.u32 %r4, %r1, 3, %r2;
+  st.param.b32 [r], %r4;
+  ret;
+}
+.visible .entry k(.param .u64 pin, .param .u64 pout) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+)") + kIndexPrologue + R"(
+  rem.u32 %r6, %r5, 7;
+  mov.u32 %r7, 0;
+  mov.u32 %r8, %r5;
+LOOP:
+  setp.ge.u32 %p1, %r7, %r6;
+  @%p1 bra DONE;
+  {
+    .param .b32 a0;
+    st.param.b32 [a0], %r8;
+    .param .b32 a1;
+    st.param.b32 [a1], %r7;
+    .param .b32 r0;
+    call (r0), step, (a0, a1);
+    ld.param.b32 %r8, [r0];
+  }
+  add.u32 %r7, %r7, 1;
+  bra LOOP;
+DONE:
+  st.global.u32 [%rd3], %r8;
+  ret;
+}
+)";
+  const uint32_t nt = 192;
+  std::vector<uint32_t> in(nt);
+  for (uint32_t i = 0; i < nt; ++i) in[i] = i * 11 + 1;
+  auto v = run_in_out(ptx, "k", in, 96);
+  for (uint32_t i = 0; i < nt; ++i) {
+    uint32_t x = in[i];
+    bool exited = false;
+    for (uint32_t k = 0; k < in[i] % 7; ++k) {
+      if (x % 5 == 0) {
+        exited = true;
+        break;
+      }
+      x = x * 3 + k;
+    }
+    EXPECT_EQ(v[i], exited ? 0xccccccccu : x) << "thread " << i;
+  }
+}
+
 const char* kRuntimeDecls = R"(
 .extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
 .extern .func (.param .b64 func_retval0) malloc (.param .b64 malloc_param_0);

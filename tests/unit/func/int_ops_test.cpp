@@ -290,6 +290,18 @@ TEST(IntOps, Mul64x64To128FromMadCc32) {
            [](uint64_t a, uint64_t b, uint64_t) { return uint64_t((u128(a) * b) >> 64); });
 }
 
+TEST(IntOps, Mul64x32To96FromMadCc32) {
+  // [r2, r1, r0] = [a.hi, a.lo] * b.lo; d = {r0, r1}, q = r2.
+  OpSpec o{"mov.b64 {%r4, %r5}, {a};\n  mov.b64 {%r6, %r7}, {b};\n"
+           "  mul.lo.u32 %r0, %r4, %r6;\n  mul.hi.u32 %r1, %r4, %r6;\n"
+           "  mad.lo.cc.u32 %r1, %r5, %r6, %r1;\n  madc.hi.u32 {q}, %r5, %r6, 0;\n"
+           "  mov.b64 {d}, {%r0, %r1};",
+           64, 64, 64};
+  o.q = 32;
+  check_op(o, wide_inputs(16), [](uint64_t a, uint64_t b, uint64_t) { return uint64_t(u128(a) * (b & 0xffffffff)); },
+           [](uint64_t a, uint64_t b, uint64_t) { return uint64_t((u128(a) * (b & 0xffffffff)) >> 64); });
+}
+
 TEST(IntOps, Mul128x64FromMadCc64) {
   // {c, a} * b mod 2^128 with 64-bit mad.lo.cc / madc.hi.
   OpSpec o{"mul.lo.u64 {d}, {a}, {b};\n  mul.hi.u64 %l1, {a}, {b};\n  mad.lo.cc.u64 {q}, {c}, {b}, %l1;\n"

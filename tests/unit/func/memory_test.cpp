@@ -15,7 +15,8 @@ struct MemType {
 };
 const MemType kMemTypes[] = {{"u8", 1, false},  {"s8", 1, true},  {"b8", 1, false},  {"u16", 2, false},
                              {"s16", 2, true},  {"b16", 2, false}, {"u32", 4, false}, {"s32", 4, true},
-                             {"b32", 4, false}, {"u64", 8, false}, {"s64", 8, true},  {"b64", 8, false}};
+                             {"b32", 4, false}, {"u64", 8, false}, {"s64", 8, true},  {"b64", 8, false},
+                             {"f32", 4, false}, {"f64", 8, false}};
 
 std::vector<uint8_t> pattern_bytes(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -544,6 +545,110 @@ FILLED:
     EXPECT_TRUE(st1 + 20 <= st2 || st2 + 6 <= st1) << st1 << " " << st2;
     const uint64_t end = std::max(st1 + 20, st2 + 6);
     EXPECT_EQ(dsm, (end + 15) / 16 * 16);
+  }
+}
+
+TEST(Memory, ConstLoadsEveryTypeAndGenericConstPointers) {
+  const auto bytes = pattern_bytes(8 * 64, 5);
+  std::string init = "{";
+  for (size_t i = 0; i < bytes.size(); ++i) init += (i ? ", " : "") + std::to_string(bytes[i]);
+  init += "}";
+  for (const MemType& t : kMemTypes) {
+    SCOPED_TRACE(t.name);
+    const unsigned rw = t.bytes == 8 ? 64 : 32;
+    const char* reg = rw == 32 ? "%r6" : "%rd5";
+    std::string k = ".const .align 8 .b8 cdata[512] = " + init + ";\n" + kernel_header("ck");
+    k += fmt::format("  mul.wide.u32 %rd3, %r5, {};\n  mov.u64 %rd6, cdata;\n  add.u64 %rd3, %rd6, %rd3;\n", t.bytes);
+    k += fmt::format("  ld.const.{} {}, [%rd3];\n", t.name, reg);
+    // the same datum through a generic pointer (cvta.const), classified by isspacep.const
+    k += fmt::format("  cvta.const.u64 %rd7, %rd3;\n  ld.{} {}, [%rd7];\n  isspacep.const %p2, %rd7;\n", t.name,
+                     rw == 32 ? "%r7" : "%rd8");
+    k += "  selp.u32 %r8, 1, 0, %p2;\n";
+    k += "  mul.wide.u32 %rd4, %r5, 24;\n  add.u64 %rd4, %rd2, %rd4;\n";
+    k += fmt::format("  st.global.b{} [%rd4], {};\n  st.global.b{} [%rd4+8], {};\n  st.global.u32 [%rd4+16], %r8;\n",
+                     rw, reg, rw, rw == 32 ? "%r7" : "%rd8");
+    k += "DONE:\n  ret;\n}\n";
+    PtxRunner r(ptx_module(k));
+    const uint32_t n = 512 / t.bytes;
+    Addr out = r.upload(std::vector<uint64_t>(3 * n, 0));
+    r.launch("ck", {(n + 63) / 64, 1, 1}, {64, 1, 1}, 0, Addr(0), out, n);
+    auto v = r.download<uint64_t>(out, 3 * n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t raw = read_le(&bytes[i * t.bytes], t.bytes);
+      const uint64_t want = wrap(t.sgn ? sval(raw, t.bytes * 8) : i128(raw), rw);
+      ASSERT_EQ(v[3 * i], want) << i;
+      ASSERT_EQ(v[3 * i + 1], want) << i;
+      ASSERT_EQ(v[3 * i + 2], 1u) << i;
+    }
+  }
+}
+
+TEST(Memory, KernelParametersOfEveryType) {
+  std::string params, body;
+  unsigned off = 0;
+  for (size_t k = 0; k < 12; ++k) {
+    const MemType& t = kMemTypes[k];
+    params += fmt::format(", .param .{} p{}", t.name, k);
+    const unsigned rw = t.bytes == 8 ? 64 : 32;
+    body += fmt::format("  ld.param.{} {}, [p{}];\n  st.global.b{} [%rd1+{}], {};\n", t.name,
+                        rw == 32 ? "%r1" : "%rd2", k, rw, off, rw == 32 ? "%r1" : "%rd2");
+    off += 8;
+  }
+  PtxRunner r(ptx_module(".visible .entry pk(.param .u64 pout" + params +
+                         ") {\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  ld.param.u64 %rd1, [pout];\n" + body +
+                         "  ret;\n}\n"));
+  Addr out = r.upload(std::vector<uint64_t>(12, 0));
+  const uint8_t u8 = 0xf3;
+  const int8_t s8 = -7;
+  const uint8_t b8 = 0x81;
+  const uint16_t u16 = 0xfedc;
+  const int16_t s16 = -300;
+  const uint16_t b16 = 0x8001;
+  const uint32_t u32 = 0x87654321;
+  const int32_t s32 = -5;
+  const uint32_t b32 = 0xdeadbeef;
+  const uint64_t u64 = 0xfedcba9876543210ull;
+  const int64_t s64 = -1234567890123ll;
+  const uint64_t b64 = 0x8000000000000001ull;
+  r.launch("pk", {1, 1, 1}, {3, 1, 1}, 0, out, u8, s8, b8, u16, s16, b16, u32, s32, b32, u64, s64, b64);
+  auto v = r.download<uint64_t>(out, 12);
+  const uint64_t want[] = {0xf3, 0xfffffff9, 0x81, 0xfedc, uint32_t(-300), 0x8001, 0x87654321, 0xfffffffb,
+                           0xdeadbeef, u64, uint64_t(s64), b64};
+  for (size_t k = 0; k < 12; ++k) EXPECT_EQ(v[k], want[k]) << kMemTypes[k].name;
+}
+
+TEST(Memory, OrderedAndScopedLoadsStores) {
+  PtxRunner r(ptx_module(kernel_header("os") + R"(
+  mul.wide.u32 %rd3, %r5, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.acquire.gpu.global.u32 %r6, [%rd4];
+  ld.relaxed.sys.global.u32 %r7, [%rd4];
+  ld.global.lu.u32 %r8, [%rd4];
+  ld.global.cg.u32 %r9, [%rd4];
+  ld.global.cs.u32 %r10, [%rd4];
+  add.u32 %r6, %r6, %r7;
+  add.u32 %r6, %r6, %r8;
+  add.u32 %r6, %r6, %r9;
+  add.u32 %r6, %r6, %r10;
+  add.u64 %rd5, %rd2, %rd3;
+  st.release.gpu.global.u32 [%rd5], %r6;
+  st.relaxed.cta.global.u32 [%rd5+512], %r7;
+  st.global.cs.u32 [%rd5+1024], %r8;
+  st.volatile.global.u32 [%rd5+1536], %r9;
+DONE:
+  ret;
+})"));
+  const uint32_t n = 128;
+  std::vector<uint32_t> in(n);
+  for (uint32_t i = 0; i < n; ++i) in[i] = i * 31 + 7;
+  Addr pin = r.upload(in), out = r.upload(std::vector<uint32_t>(4 * n, 0));
+  r.launch("os", {2, 1, 1}, {64, 1, 1}, 0, pin, out, n);
+  auto v = r.download<uint32_t>(out, 4 * n);
+  for (uint32_t i = 0; i < n; ++i) {
+    EXPECT_EQ(v[i], 5 * in[i]) << i;
+    EXPECT_EQ(v[n + i], in[i]) << i;
+    EXPECT_EQ(v[2 * n + i], in[i]) << i;
+    EXPECT_EQ(v[3 * n + i], in[i]) << i;
   }
 }
 
