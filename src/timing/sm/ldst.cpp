@@ -43,10 +43,7 @@ LdstUnit::LdstUnit(const SmParams& p, uint32_t sm_id, stats::Group& sm_stats, Sm
 LdstUnit::~LdstUnit() = default;
 
 bool LdstUnit::idle() const {
-  if (!queue_.empty()) return false;
-  for (const Entry& e : table_)
-    if (e.live) return false;
-  return l1d_->idle() && l1c_->idle() && l1t_->idle();
+  return queue_.empty() && live_.empty() && l1d_->idle() && l1c_->idle() && l1t_->idle();
 }
 
 uint64_t LdstUnit::next_event(uint64_t now) const {
@@ -56,8 +53,9 @@ uint64_t LdstUnit::next_event(uint64_t now) const {
     if (c->has_miss()) return now + 1;
     next = std::min(next, std::max(c->next_ready(), now + 1));
   }
-  for (const Entry& e : table_) {
-    if (!e.live || e.space != func::MemSpace::shared) continue;
+  for (uint32_t i : live_) {
+    const Entry& e = table_[i];
+    if (e.space != func::MemSpace::shared) continue;
     next = std::min(next, std::max(e.done_at, now + 1));
   }
   return next;
@@ -76,9 +74,11 @@ void LdstUnit::accept(const InFlight& f, const func::WarpInstRecord& rec, uint64
   e = Entry{};
   e.f = f;
   e.live = true;
+  e.queued = true;
   ++mem_insts_;
   generate(e, rec, now);
   queue_.push_back(idx);
+  live_.push_back(idx);
 }
 
 void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now) {
@@ -271,25 +271,32 @@ bool LdstUnit::tick(uint64_t now) {
         e.done_at = now + e.passes - 1 + p_.smem_latency;
         smem_busy_until_ = now + e.passes;
         e.next = e.txns.size();
+        e.queued = false;
         queue_.pop_front();
         did = true;
       }
     } else if (e.next < e.txns.size()) {
       if (send_txn(e, now)) did = true;
-      if (e.next >= e.txns.size()) queue_.pop_front();
+      if (e.next >= e.txns.size()) {
+        e.queued = false;
+        queue_.pop_front();
+      }
     } else {
+      e.queued = false;
       queue_.pop_front();
       did = true;
     }
   }
   // 5. Completions: instructions whose transactions are all sent and answered.
-  for (uint32_t i = 0; i < table_.size(); ++i) {
+  for (size_t li = 0; li < live_.size();) {
+    const uint32_t i = live_[li];
     Entry& e = table_[i];
-    if (!e.live || e.next < e.txns.size()) continue;
-    if (std::find(queue_.begin(), queue_.end(), i) != queue_.end()) continue;
-    if (e.space == func::MemSpace::shared) {
-      if (e.done_at > now) continue;
-    } else if (e.outstanding) {
+    if (e.queued || e.next < e.txns.size()) {
+      ++li;
+      continue;
+    }
+    if (e.space == func::MemSpace::shared ? e.done_at > now : e.outstanding != 0) {
+      ++li;
       continue;
     }
     if (e.waits_for_data && (e.space == func::MemSpace::global || e.space == func::MemSpace::local))
@@ -301,6 +308,8 @@ bool LdstUnit::tick(uint64_t now) {
     }
     e.live = false;
     free_.push_back(i);
+    live_[li] = live_.back();
+    live_.pop_back();
     complete_(e.f, now);
     did = true;
   }

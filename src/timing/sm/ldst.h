@@ -73,6 +73,7 @@ class LdstUnit {
     bool generated = false;
     bool waits_for_data = true; // loads/atomics complete on responses; stores when sent
     bool live = false;
+    bool queued = false;        // still in queue_ (sending transactions)
   };
 
   void generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now);
@@ -86,6 +87,7 @@ class LdstUnit {
   std::unique_ptr<Cache> l1d_, l1c_, l1t_;
   std::vector<Entry> table_;
   std::vector<uint32_t> free_;
+  std::vector<uint32_t> live_;   // entries in flight (accepted, not completed)
   std::deque<uint32_t> queue_;   // accepted, in order; head is being sent
   size_t queue_cap_ = 2;
   uint64_t next_id_ = 1;
