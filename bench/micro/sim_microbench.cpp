@@ -174,7 +174,8 @@ std::string generated_kernel(int k) {
     s += "  setp.gt.f32 %p2, %f6, %f1;\n  selp.f32 %f7, %f6, %f1, %p2;\n";
     s += "  xor.b32 %r11, %r5, " + std::to_string(b * 7919) + ";\n  popc.b32 %r12, %r11;\n";
     s += "  setp.eq.s32 %p3, %r12, 3;\n  @%p3 bra " + L + "_skip;\n";
-    s += "  add.s64 %rd7, %rd4, %rd5;\n  st.global.f32 [%rd7], %f7;\n  atom.global.add.u32 %r13, [%rd7], 1;\n";
+    s += "  add.s64 %rd7, %rd4, %rd5;\n  st.global.f32 [%rd7], %f7;\n  atom.global.add.u32 %r13, "
+         "[%rd7], 1;\n";
     s += L + "_skip:\n";
   }
   s += "$L__END:\n  ret;\n}\n\n";
@@ -203,7 +204,8 @@ void BM_PtxParse(benchmark::State& state) {
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(text.size()));
   state.counters["ptx_insts"] = double(insts);
-  state.counters["ptx_insts/s"] = benchmark::Counter(double(insts), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ptx_insts/s"] =
+      benchmark::Counter(double(insts), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_PtxParse)->Arg(10)->Arg(200)->Unit(benchmark::kMillisecond);
 
@@ -222,7 +224,8 @@ BENCHMARK(BM_ModuleLoad)->Arg(200)->Unit(benchmark::kMillisecond);
 
 // Launch `kernel` once per iteration and report simulated instructions per second.
 template <typename... A>
-void run_launches(benchmark::State& state, func::Device& dev, const func::Program& k, Dim3 grid, Dim3 block, A... a) {
+void run_launches(benchmark::State& state, func::Device& dev, const func::Program& k, Dim3 grid,
+                  Dim3 block, A... a) {
   const void* args[] = {static_cast<const void*>(&a)..., nullptr};
   uint64_t warp = 0, thread = 0;
   for (auto _ : state) {
@@ -230,13 +233,15 @@ void run_launches(benchmark::State& state, func::Device& dev, const func::Progra
     warp += r.warp_insts;
     thread += r.thread_insts;
   }
-  state.counters["thread_insts/s"] = benchmark::Counter(double(thread), benchmark::Counter::kIsRate);
+  state.counters["thread_insts/s"] =
+      benchmark::Counter(double(thread), benchmark::Counter::kIsRate);
   state.counters["warp_insts/s"] = benchmark::Counter(double(warp), benchmark::Counter::kIsRate);
   state.counters["lanes/warp_inst"] = warp ? double(thread) / double(warp) : 0.0;
 }
 
 const func::Program& kernel_of(func::Device& dev, const char* body, const char* name) {
-  func::LoadedModule& m = dev.load_module({{std::string(kHeader) + body, std::string(name) + ".ptx"}});
+  func::LoadedModule& m =
+      dev.load_module({{std::string(kHeader) + body, std::string(name) + ".ptx"}});
   const func::Program* k = m.kernel(name);
   if (!k) throw std::runtime_error(std::string("no kernel ") + name);
   return *k;

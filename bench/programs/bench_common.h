@@ -6,18 +6,18 @@
 // are what scripts/bench.sh runs.
 #pragma once
 
+#include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>
-#include <cuda_runtime.h>
 
 // Abort main() with a message if a CUDA runtime call fails.
-#define CUDA_CHECK(call)                                                          \
-  do {                                                                            \
-    cudaError_t err_ = (call);                                                    \
-    if (err_ != cudaSuccess) {                                                    \
-      printf("FAILED: %s: %s\n", #call, cudaGetErrorString(err_));                \
-      return 1;                                                                   \
-    }                                                                             \
+#define CUDA_CHECK(call)                                           \
+  do {                                                             \
+    cudaError_t err_ = (call);                                     \
+    if (err_ != cudaSuccess) {                                     \
+      printf("FAILED: %s: %s\n", #call, cudaGetErrorString(err_)); \
+      return 1;                                                    \
+    }                                                              \
   } while (0)
 
 // Integer argument argv[i] if present and positive, else `def`.

@@ -59,8 +59,8 @@ template <typename... Args>
 
 }  // namespace simtlab
 
-#define SIMTLAB_ASSERT(cond, ...)                                               \
-  do {                                                                          \
-    if (!(cond)) [[unlikely]]                                                   \
+#define SIMTLAB_ASSERT(cond, ...)                                                       \
+  do {                                                                                  \
+    if (!(cond)) [[unlikely]]                                                           \
       ::simtlab::panic(__FILE__, __LINE__, "assertion failed: " #cond " " __VA_ARGS__); \
   } while (0)

@@ -17,9 +17,18 @@ struct Strong {
   constexpr auto operator<=>(const Strong&) const = default;
   constexpr Strong operator+(Strong o) const { return Strong(v + o.v); }
   constexpr Strong operator-(Strong o) const { return Strong(v - o.v); }
-  constexpr Strong& operator+=(Strong o) { v += o.v; return *this; }
-  constexpr Strong& operator-=(Strong o) { v -= o.v; return *this; }
-  constexpr Strong& operator++() { ++v; return *this; }
+  constexpr Strong& operator+=(Strong o) {
+    v += o.v;
+    return *this;
+  }
+  constexpr Strong& operator-=(Strong o) {
+    v -= o.v;
+    return *this;
+  }
+  constexpr Strong& operator++() {
+    ++v;
+    return *this;
+  }
 };
 
 struct CycleTag {};

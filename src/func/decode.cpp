@@ -23,9 +23,10 @@ Handler select_mem_for(const Instruction& in, AddrSpace as);
 namespace {
 
 void h_unsupported(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
-  guest_fault(cx, w, d, unsigned(__builtin_ctz(e)),
-              fmt::format("unsupported PTX instruction '{}' (simtlab does not implement this form yet)",
-                          full_mnemonic(*d.in)));
+  guest_fault(
+      cx, w, d, unsigned(__builtin_ctz(e)),
+      fmt::format("unsupported PTX instruction '{}' (simtlab does not implement this form yet)",
+                  full_mnemonic(*d.in)));
 }
 
 CallDesc::Builtin builtin_of(std::string_view n) {
@@ -68,13 +69,15 @@ class Decoder {
         }
         for (uint32_t v : f.rets) {
           if (m_.vars[v].space != Space::param)
-            throw UserError(fmt::format("function {}: .reg return values are not supported", f.name));
+            throw UserError(
+                fmt::format("function {}: .reg return values are not supported", f.name));
           pf.ret_vars.push_back(v);
         }
       }
       // Register slots: values and predicates numbered separately.
       std::vector<uint32_t> slot(f.regs.size());
-      for (size_t r = 0; r < f.regs.size(); ++r) slot[r] = f.regs[r].is_pred() ? pf.npreds++ : pf.nregs++;
+      for (size_t r = 0; r < f.regs.size(); ++r)
+        slot[r] = f.regs[r].is_pred() ? pf.npreds++ : pf.nregs++;
       slots_.push_back(std::move(slot));
       P->func_by_module_index[fi] = int32_t(P->funcs.size());
       P->funcs.push_back(std::move(pf));
@@ -91,13 +94,15 @@ class Decoder {
     // Register estimate: PTX liveness (max live 32-bit slots over the kernel and callees)
     // plus a small fixed overhead for addresses/temporaries ptxas needs.
     uint32_t live = 0;
-    for (const ProgFunction& pf : P->funcs) live = std::max(live, compute_liveness(m_.funcs[pf.module_func]).max_live_slots);
+    for (const ProgFunction& pf : P->funcs)
+      live = std::max(live, compute_liveness(m_.funcs[pf.module_func]).max_live_slots);
     P->estimated_regs = std::min<uint32_t>(255, live + 2);
     return P;
   }
 
  private:
-  uint64_t sym_value(const Program& P, uint32_t fi, uint32_t var, int64_t off, bool* frame, AddrSpace* space) {
+  uint64_t sym_value(const Program& P, uint32_t fi, uint32_t var, int64_t off, bool* frame,
+                     AddrSpace* space) {
     const Variable& v = m_.vars[var];
     *frame = false;
     switch (v.space) {
@@ -105,14 +110,16 @@ class Decoder {
       case Space::const_: {
         const Addr a = lm_.var_address(var);
         if (!a)
-          throw UserError(fmt::format("kernel {}: variable '{}' is declared .extern but never defined", P.name, v.name));
+          throw UserError(fmt::format(
+              "kernel {}: variable '{}' is declared .extern but never defined", P.name, v.name));
         if (space) *space = v.space == Space::global ? AddrSpace::global : AddrSpace::const_;
         return a + uint64_t(off);
       }
       case Space::shared: {
         auto it = P.layout.shared_offset.find(var);
         if (it == P.layout.shared_offset.end())
-          throw UserError(fmt::format("kernel {}: shared variable '{}' has no layout", P.name, v.name));
+          throw UserError(
+              fmt::format("kernel {}: shared variable '{}' has no layout", P.name, v.name));
         if (space) *space = AddrSpace::shared;
         return it->second + uint64_t(off);
       }
@@ -129,13 +136,15 @@ class Decoder {
         const ProgFunction& pf = P.funcs[P.func_by_module_index[fi]];
         auto it = pf.frame.offset.find(var);
         if (it == pf.frame.offset.end())
-          throw UserError(fmt::format("function {}: variable '{}' is not in its frame", f.name, v.name));
+          throw UserError(
+              fmt::format("function {}: variable '{}' is not in its frame", f.name, v.name));
         *frame = true;
         if (space) *space = AddrSpace::local;
         return it->second + uint64_t(off);
       }
       default:
-        throw UserError(fmt::format("unsupported use of variable '{}' (state space {})", v.name, space_name(v.space)));
+        throw UserError(fmt::format("unsupported use of variable '{}' (state space {})", v.name,
+                                    space_name(v.space)));
     }
   }
 
@@ -144,12 +153,31 @@ class Decoder {
     const auto& slot = slots_[k];
     DOp d;
     switch (o.kind) {
-      case OperandKind::reg: d.kind = DOp::k_reg; d.slot = slot[o.id]; break;
-      case OperandKind::pred: d.kind = DOp::k_pred; d.slot = slot[o.id]; d.neg = o.negate; break;
-      case OperandKind::imm: d.kind = DOp::k_imm; d.imm = uint64_t(o.imm); break;
-      case OperandKind::sreg: d.kind = DOp::k_sreg; d.sreg = o.sreg; d.comp = o.comp; break;
-      case OperandKind::sink: d.kind = DOp::k_sink; break;
-      case OperandKind::func: d.kind = DOp::k_imm; d.imm = kFuncAddrBase + o.id; break;
+      case OperandKind::reg:
+        d.kind = DOp::k_reg;
+        d.slot = slot[o.id];
+        break;
+      case OperandKind::pred:
+        d.kind = DOp::k_pred;
+        d.slot = slot[o.id];
+        d.neg = o.negate;
+        break;
+      case OperandKind::imm:
+        d.kind = DOp::k_imm;
+        d.imm = uint64_t(o.imm);
+        break;
+      case OperandKind::sreg:
+        d.kind = DOp::k_sreg;
+        d.sreg = o.sreg;
+        d.comp = o.comp;
+        break;
+      case OperandKind::sink:
+        d.kind = DOp::k_sink;
+        break;
+      case OperandKind::func:
+        d.kind = DOp::k_imm;
+        d.imm = kFuncAddrBase + o.id;
+        break;
       case OperandKind::sym: {
         bool frame;
         d.imm = sym_value(P, fi, o.id, o.imm, &frame, nullptr);
@@ -179,7 +207,8 @@ class Decoder {
           d.imm = uint64_t(o.imm);
         }
         break;
-      default: break;
+      default:
+        break;
     }
     return d;
   }
@@ -226,8 +255,9 @@ class Decoder {
       // Operands (memory operands go to d.addr).
       AddrSpace sym_space = AddrSpace::generic;
       bool has_addr = false;
-      const bool memop = in.op == Op::ld || in.op == Op::ldu || in.op == Op::st || in.op == Op::atom ||
-                         in.op == Op::red || in.op == Op::prefetch || in.op == Op::prefetchu;
+      const bool memop = in.op == Op::ld || in.op == Op::ldu || in.op == Op::st ||
+                         in.op == Op::atom || in.op == Op::red || in.op == Op::prefetch ||
+                         in.op == Op::prefetchu;
       d.nops = uint8_t(std::min<size_t>(in.ops.size(), 6));
       for (size_t j = 0; j < in.ops.size() && j < 6; ++j) {
         const Operand& o = in.ops[j];
@@ -248,7 +278,8 @@ class Decoder {
         d.aspace = resolve_space(P, k, in, d, sym_space);
         h = select_mem_for(in, d.aspace);
       } else {
-        for (auto sel : {select_ctrl, select_misc, select_int, select_float, select_cvt, select_mem, select_warp}) {
+        for (auto sel : {select_ctrl, select_misc, select_int, select_float, select_cvt, select_mem,
+                         select_warp}) {
           h = sel(in);
           if (h) break;
         }
@@ -284,18 +315,25 @@ class Decoder {
     end.exec = ExecClass::branch;
   }
 
-  AddrSpace resolve_space(const Program& P, uint32_t k, const Instruction& in, const DInst& d, AddrSpace sym_space) {
+  AddrSpace resolve_space(const Program& P, uint32_t k, const Instruction& in, const DInst& d,
+                          AddrSpace sym_space) {
     const bool is_kernel = k == 0;
     switch (in.space) {
-      case Space::global: return AddrSpace::global;
-      case Space::shared: case Space::shared_cluster: return AddrSpace::shared;
-      case Space::local: return AddrSpace::local;
-      case Space::const_: return AddrSpace::const_;
+      case Space::global:
+        return AddrSpace::global;
+      case Space::shared:
+      case Space::shared_cluster:
+        return AddrSpace::shared;
+      case Space::local:
+        return AddrSpace::local;
+      case Space::const_:
+        return AddrSpace::const_;
       case Space::param:
         if (sym_space == AddrSpace::kparam) return AddrSpace::kparam;
         if (sym_space == AddrSpace::local || d.addr.frame) return AddrSpace::local;
         return is_kernel ? AddrSpace::kparam : AddrSpace::local;
-      default: return AddrSpace::generic;
+      default:
+        return AddrSpace::generic;
     }
   }
 
@@ -316,10 +354,13 @@ class Decoder {
       c.target = convert(P, k, in, ci.target);
       c.name = "<indirect>";
     }
-    auto size_of = [&](const Operand& o, const std::vector<uint32_t>* callee_vars, size_t idx) -> uint32_t {
+    auto size_of = [&](const Operand& o, const std::vector<uint32_t>* callee_vars,
+                       size_t idx) -> uint32_t {
       if (o.kind == OperandKind::sym) return uint32_t(m_.vars[o.id].size);
-      if (callee_vars && idx < callee_vars->size()) return uint32_t(m_.vars[(*callee_vars)[idx]].size);
-      if (o.kind == OperandKind::reg) return type_size(m_.funcs[P.funcs[k].module_func].regs[o.id].type);
+      if (callee_vars && idx < callee_vars->size())
+        return uint32_t(m_.vars[(*callee_vars)[idx]].size);
+      if (o.kind == OperandKind::reg)
+        return type_size(m_.funcs[P.funcs[k].module_func].regs[o.id].type);
       return 8;
     };
     for (size_t j = 0; j < ci.args.size(); ++j) {
@@ -357,12 +398,16 @@ LoadedModule::LoadedModule(GlobalMemory& mem, const std::vector<PtxSource>& sour
     if (v.owner >= 0 || (v.space != Space::global && v.space != Space::const_)) continue;
     if (v.linkage == Linkage::extern_) continue;
     const uint64_t size = std::max<uint64_t>(v.size, 1);
-    const Addr a = mem_.allocate(size, v.space == Space::global ? AllocKind::module_global : AllocKind::module_const,
-                                 v.name);
-    if (!a) throw UserError(fmt::format("out of device memory allocating module variable '{}' ({} bytes)", v.name, size));
+    const Addr a = mem_.allocate(
+        size, v.space == Space::global ? AllocKind::module_global : AllocKind::module_const,
+        v.name);
+    if (!a)
+      throw UserError(fmt::format("out of device memory allocating module variable '{}' ({} bytes)",
+                                  v.name, size));
     allocations_.push_back(a);
     var_addr_[vi] = a;
-    if (!v.init.empty()) std::memcpy(mem_.translate(a, v.init.size()), v.init.data(), v.init.size());
+    if (!v.init.empty())
+      std::memcpy(mem_.translate(a, v.init.size()), v.init.data(), v.init.size());
   }
   // Apply relocations (addresses of variables/functions inside initializers).
   for (uint32_t vi = 0; vi < ir_.vars.size(); ++vi) {
@@ -375,8 +420,9 @@ LoadedModule::LoadedModule(GlobalMemory& mem, const std::vector<PtxSource>& sour
       } else {
         auto t = var_addr_.find(r.target);
         if (t == var_addr_.end())
-          throw UserError(fmt::format("initializer of '{}' refers to '{}', which has no global address", ir_.vars[vi].name,
-                                      ir_.vars[r.target].name));
+          throw UserError(
+              fmt::format("initializer of '{}' refers to '{}', which has no global address",
+                          ir_.vars[vi].name, ir_.vars[r.target].name));
         val = t->second;
       }
       val += uint64_t(r.addend);

@@ -80,15 +80,18 @@ std::string Device::check_launch(const Program& k, Dim3 grid, Dim3 block, uint32
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
     return "grid and block dimensions must be non-zero";
   if (threads > max_threads_per_block)
-    return fmt::format("{} threads per block exceed the limit of {}", threads, max_threads_per_block);
+    return fmt::format("{} threads per block exceed the limit of {}", threads,
+                       max_threads_per_block);
   if (block.x > 1024 || block.y > 1024 || block.z > 64)
-    return fmt::format("block dimensions ({},{},{}) exceed (1024,1024,64)", block.x, block.y, block.z);
+    return fmt::format("block dimensions ({},{},{}) exceed (1024,1024,64)", block.x, block.y,
+                       block.z);
   if (grid.y > 65535 || grid.z > 65535)
-    return fmt::format("grid dimensions ({},{},{}) exceed (2^31-1,65535,65535)", grid.x, grid.y, grid.z);
+    return fmt::format("grid dimensions ({},{},{}) exceed (2^31-1,65535,65535)", grid.x, grid.y,
+                       grid.z);
   const uint64_t smem = uint64_t(k.layout.static_shared) + dyn;
   if (smem > max_shared_per_block)
-    return fmt::format("{} bytes of shared memory ({} static + {} dynamic) exceed the {} per block", smem,
-                       k.layout.static_shared, dyn, max_shared_per_block);
+    return fmt::format("{} bytes of shared memory ({} static + {} dynamic) exceed the {} per block",
+                       smem, k.layout.static_shared, dyn, max_shared_per_block);
   const auto& f = k.ir->funcs[k.kernel_func];
   if (f.maxntid.x && threads > uint64_t(f.maxntid.x) * f.maxntid.y * f.maxntid.z)
     return fmt::format("{} threads per block exceed the kernel's .maxntid ({})", threads,
@@ -101,16 +104,19 @@ std::string Device::check_launch(const Program& k, Dim3 grid, Dim3 block, uint32
 void prepare_launch(const Device& dev, LaunchState& L) {
   const Program& k = *L.prog;
   uint32_t dyn_off = k.layout.static_shared;
-  if (k.layout.dynamic_shared_align) dyn_off = uint32_t(align_up(dyn_off, k.layout.dynamic_shared_align));
+  if (k.layout.dynamic_shared_align)
+    dyn_off = uint32_t(align_up(dyn_off, k.layout.dynamic_shared_align));
   L.dynamic_offset = dyn_off;
   L.shared_bytes = dyn_off + L.dynamic_shared;
-  L.local_bytes_per_thread = uint32_t(align_up(k.kernel_local_bytes, 16)) + (k.has_calls ? dev.options().stack_bytes : 0);
+  L.local_bytes_per_thread =
+      uint32_t(align_up(k.kernel_local_bytes, 16)) + (k.has_calls ? dev.options().stack_bytes : 0);
   L.warp_size = dev.options().warp_size;
   L.num_sms = dev.options().num_sms;
 }
 
-std::unique_ptr<LaunchState> Device::prepare(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
-                                             std::vector<uint8_t> params, uint32_t regs_per_thread) {
+std::unique_ptr<LaunchState> Device::prepare(const Program& k, Dim3 grid, Dim3 block,
+                                             uint32_t dynamic_shared, std::vector<uint8_t> params,
+                                             uint32_t regs_per_thread) {
   const std::string bad = check_launch(k, grid, block, dynamic_shared);
   if (!bad.empty()) fatal("launch of {}: {}", k.name, bad);
   auto L = std::make_unique<LaunchState>();
@@ -143,18 +149,25 @@ void Engine::run_streams(Device& dev, std::vector<StreamOp>& ops) {
       for (size_t pj = 0; pj < pi; ++pj)
         if (ops[pending[pj]].stream == op.stream) head = false;
       if (!head) continue;
-      if (op.kind == StreamOp::Kind::wait && op.waits_for >= 0 && !ops[size_t(op.waits_for)].done) continue;
+      if (op.kind == StreamOp::Kind::wait && op.waits_for >= 0 && !ops[size_t(op.waits_for)].done)
+        continue;
       switch (op.kind) {
-        case StreamOp::Kind::kernel: op.result = run(dev, *op.launch); break;
-        case StreamOp::Kind::action: op.action(); break;
-        default: break;
+        case StreamOp::Kind::kernel:
+          op.result = run(dev, *op.launch);
+          break;
+        case StreamOp::Kind::action:
+          op.action();
+          break;
+        default:
+          break;
       }
       op.done = true;
       pending.erase(pending.begin() + long(pi));
       ran = true;
       break;
     }
-    if (!ran) fatal("stream operations wait for each other in a cycle (cudaStreamWaitEvent deadlock)");
+    if (!ran)
+      fatal("stream operations wait for each other in a cycle (cudaStreamWaitEvent deadlock)");
   }
 }
 

@@ -38,9 +38,9 @@ struct LaunchResult {
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;
   uint64_t ctas = 0;
-  uint64_t cycles = 0;     // timing engines only
+  uint64_t cycles = 0;                      // timing engines only
   uint64_t start_cycle = 0, end_cycle = 0;  // timing engines: absolute core cycles
-  std::string stats_json;  // timing engines: this launch's stats tree (JSON text)
+  std::string stats_json;                   // timing engines: this launch's stats tree (JSON text)
 };
 
 class Device;
@@ -111,8 +111,9 @@ class Device {
   LaunchResult launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
                       std::vector<uint8_t> params, uint32_t regs_per_thread = 0);
   /// Prepare a launch without running it (for StreamOp batches); checks the configuration.
-  std::unique_ptr<LaunchState> prepare(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
-                                       std::vector<uint8_t> params, uint32_t regs_per_thread = 0);
+  std::unique_ptr<LaunchState> prepare(const Program& k, Dim3 grid, Dim3 block,
+                                       uint32_t dynamic_shared, std::vector<uint8_t> params,
+                                       uint32_t regs_per_thread = 0);
   /// Check a launch configuration; returns an error message or empty.
   std::string check_launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared) const;
 

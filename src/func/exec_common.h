@@ -33,11 +33,13 @@ struct Scratch {
 
 inline Lanes src_lanes(const Warp& w, const DOp& o, uint64_t& tmp) {
   switch (o.kind) {
-    case DOp::k_reg: return {w.R + size_t(o.slot) * kMaxWarpSize, 31};
+    case DOp::k_reg:
+      return {w.R + size_t(o.slot) * kMaxWarpSize, 31};
     case DOp::k_frame:
       tmp = o.imm + w.frame().local_base;
       return {&tmp, 0};
-    default: return {&o.imm, 0};
+    default:
+      return {&o.imm, 0};
   }
 }
 
@@ -63,17 +65,24 @@ inline void for_lanes(LaneMask m, F&& f) {
 
 template <typename T>
 inline T from_bits(uint64_t b) {
-  if constexpr (std::is_same_v<T, float>) return bitcast<float>(uint32_t(b));
-  else if constexpr (std::is_same_v<T, double>) return bitcast<double>(b);
-  else return static_cast<T>(b);
+  if constexpr (std::is_same_v<T, float>)
+    return bitcast<float>(uint32_t(b));
+  else if constexpr (std::is_same_v<T, double>)
+    return bitcast<double>(b);
+  else
+    return static_cast<T>(b);
 }
 
 template <typename T>
 inline uint64_t to_bits(T v) {
-  if constexpr (std::is_same_v<T, float>) return bitcast<uint32_t>(v);
-  else if constexpr (std::is_same_v<T, double>) return bitcast<uint64_t>(v);
-  else if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
-  else return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
+  if constexpr (std::is_same_v<T, float>)
+    return bitcast<uint32_t>(v);
+  else if constexpr (std::is_same_v<T, double>)
+    return bitcast<uint64_t>(v);
+  else if constexpr (std::is_same_v<T, bool>)
+    return v ? 1 : 0;
+  else
+    return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(v));
 }
 
 // ---- predicates ----------------------------------------------------------------------------
@@ -101,12 +110,6 @@ Handler select_mem(const ptx::Instruction& in);
 Handler select_ctrl(const ptx::Instruction& in);
 Handler select_warp(const ptx::Instruction& in);
 Handler select_misc(const ptx::Instruction& in);
-
-/// Dispatch on an integer PTX type to a template instantiation H<T>.
-#define SIMTLAB_INT_TYPES(X)                                                        \
-  X(s8, int8_t) X(s16, int16_t) X(s32, int32_t) X(s64, int64_t) X(u8, uint8_t)      \
-  X(u16, uint16_t) X(u32, uint32_t) X(u64, uint64_t) X(b8, uint8_t) X(b16, uint16_t) \
-  X(b32, uint32_t) X(b64, uint64_t)
 
 /// Report a guest error for lane `lane` of `w` at the current instruction (implemented in
 /// executor.cpp; builds a sanitizer-style message naming kernel, block, thread, PC and line).

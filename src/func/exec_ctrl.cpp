@@ -18,7 +18,9 @@ using namespace ptx;
 
 namespace {
 
-inline uint32_t pc_of(const ExecContext& cx, const DInst& d) { return uint32_t(&d - cx.prog->code.data()); }
+inline uint32_t pc_of(const ExecContext& cx, const DInst& d) {
+  return uint32_t(&d - cx.prog->code.data());
+}
 
 void h_bra(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const uint32_t pc = pc_of(cx, d);
@@ -130,9 +132,11 @@ void h_call(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
     if (tgt[l] == fa) group |= 1u << l;
   });
   const uint64_t fidx = fa - kFuncAddrBase;
-  int32_t pf = fidx < cx.prog->func_by_module_index.size() ? cx.prog->func_by_module_index[fidx] : -1;
+  int32_t pf =
+      fidx < cx.prog->func_by_module_index.size() ? cx.prog->func_by_module_index[fidx] : -1;
   if (pf < 0 || cx.prog->funcs[uint32_t(pf)].builtin)
-    guest_fault(cx, w, d, first, fmt::format("indirect call to {:#x}, which is not a function of this kernel", fa));
+    guest_fault(cx, w, d, first,
+                fmt::format("indirect call to {:#x}, which is not a function of this kernel", fa));
   const LaneMask rest = e & ~group;
   if (rest) w.stack.push_back(SimtEntry{pc, pc + 1, rest, false});
   call_enter(cx, w, d, c, uint32_t(pf), group);
@@ -142,19 +146,31 @@ void h_call(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
 
 Handler select_ctrl(const Instruction& in) {
   switch (in.op) {
-    case Op::bra: return &h_bra;
-    case Op::exit: return &h_exit;
-    case Op::ret: return &h_ret;
-    case Op::trap: return &h_trap;
-    case Op::brkpt: case Op::nanosleep: case Op::pmevent: return &h_nop;
-    case Op::membar: case Op::fence: return &h_fence;
-    case Op::call: return &h_call;
-    case Op::bar: case Op::barrier:
+    case Op::bra:
+      return &h_bra;
+    case Op::exit:
+      return &h_exit;
+    case Op::ret:
+      return &h_ret;
+    case Op::trap:
+      return &h_trap;
+    case Op::brkpt:
+    case Op::nanosleep:
+    case Op::pmevent:
+      return &h_nop;
+    case Op::membar:
+    case Op::fence:
+      return &h_fence;
+    case Op::call:
+      return &h_call;
+    case Op::bar:
+    case Op::barrier:
       if (in.has(IF_WARP)) return &h_nop;  // bar.warp.sync: warps run in lockstep here
       if (in.has(IF_RED)) return &h_bar_red;
       if (in.has(IF_ARRIVE)) return &h_bar<false>;
       return &h_bar<true>;
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 

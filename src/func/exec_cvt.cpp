@@ -55,8 +55,10 @@ void h2(ExecContext&, Warp& w, const DInst& d, LaneMask exec) {
 
 template <class K>
 constexpr Handler hnd() {
-  if constexpr (K::arity == 1) return &h1<K>;
-  else return &h2<K>;
+  if constexpr (K::arity == 1)
+    return &h1<K>;
+  else
+    return &h2<K>;
 }
 
 /// Handler tables over (rounding, modifier set); Fam::K<R, M> is the kernel. Fam may map
@@ -75,11 +77,16 @@ Handler pick(Round r, unsigned m) {
   static constexpr auto t_rp = row<Fam, Round::rp>(Seq{});
   if (m >= NM) return nullptr;
   switch (r) {
-    case Round::rn: return t_rn[m];
-    case Round::rz: return t_rz[m];
-    case Round::rm: return t_rm[m];
-    case Round::rp: return t_rp[m];
-    default: return nullptr;
+    case Round::rn:
+      return t_rn[m];
+    case Round::rz:
+      return t_rz[m];
+    case Round::rm:
+      return t_rm[m];
+    case Round::rp:
+      return t_rp[m];
+    default:
+      return nullptr;
   }
 }
 
@@ -93,8 +100,10 @@ Handler pick_rna(unsigned m) {
 
 template <class T>
 uint64_t int_reg(T v) {
-  if constexpr (std::is_signed_v<T>) return uint64_t(int64_t(v));
-  else return uint64_t(v);
+  if constexpr (std::is_signed_v<T>)
+    return uint64_t(int64_t(v));
+  else
+    return uint64_t(v);
 }
 
 template <class F>
@@ -129,13 +138,16 @@ template <class D, class S, unsigned M>
 struct KI2I : KBase<1> {
   static uint64_t f(uint64_t a) {
     const S s = static_cast<S>(a);
-    if constexpr ((M & 1) != 0) return int_reg(fp::sat_int<D>(s));
-    else return int_reg(static_cast<D>(s));
+    if constexpr ((M & 1) != 0)
+      return int_reg(fp::sat_int<D>(s));
+    else
+      return int_reg(static_cast<D>(s));
   }
 };
 template <class D, class S>
 struct I2IFam {
-  template <Round, unsigned M> using K = KI2I<D, S, M>;
+  template <Round, unsigned M>
+  using K = KI2I<D, S, M>;
 };
 
 /// int -> float (DF), rounding R, .sat (M & kCvSat).
@@ -144,10 +156,14 @@ struct KI2F : KBase<1> {
   static uint64_t f(uint64_t a) {
     const S s = static_cast<S>(a);
     uint64_t r;
-    if constexpr (R == Round::rn && std::is_same_v<DF, FmtF32>) r = fp::bits_of(float(s));
-    else if constexpr (R == Round::rn && std::is_same_v<DF, FmtF64>) r = fp::bits_of(double(s));
-    else if constexpr (std::is_signed_v<S>) r = fp::s64_to_float_bits<DF>(int64_t(s), R);
-    else r = fp::u64_to_float_bits<DF>(uint64_t(s), R);
+    if constexpr (R == Round::rn && std::is_same_v<DF, FmtF32>)
+      r = fp::bits_of(float(s));
+    else if constexpr (R == Round::rn && std::is_same_v<DF, FmtF64>)
+      r = fp::bits_of(double(s));
+    else if constexpr (std::is_signed_v<S>)
+      r = fp::s64_to_float_bits<DF>(int64_t(s), R);
+    else
+      r = fp::u64_to_float_bits<DF>(uint64_t(s), R);
     if constexpr ((M & kCvSat) != 0) r = fp::sat01_bits<DF>(r);
     return r;
   }
@@ -156,19 +172,21 @@ template <class DF, class S>
 struct I2FFam {
   static constexpr bool exact = std::numeric_limits<S>::digits <= DF::M + 1;
   template <Round R, unsigned M>
-  using K = KI2F<DF, S, exact ? Round::rn : R, std::is_same_v<DF, FmtBF16> ? 0u : (M & kCvSat)>;
+  using K = KI2F<DF, S, exact ? Round::rn : R, std::is_same_v<DF, FmtBF16> ? 0u : (M& kCvSat)>;
 };
 
 /// float -> int: round to integral with R, clamp; NaN per the ISA. .ftz (M & 1) for f32 sources.
 template <class D, class SF, Round R, unsigned M>
 struct KF2I : KBase<1> {
   static uint64_t f(uint64_t a) {
-    return int_reg(fp::float_to_int<D>(src_val<SF, (M & 1) != 0>(a), R, std::is_same_v<SF, FmtF64>));
+    return int_reg(
+        fp::float_to_int<D>(src_val<SF, (M & 1) != 0>(a), R, std::is_same_v<SF, FmtF64>));
   }
 };
 template <class D, class SF>
 struct F2IFam {
-  template <Round R, unsigned M> using K = KF2I<D, SF, R, std::is_same_v<SF, FmtF32> ? (M & 1) : 0u>;
+  template <Round R, unsigned M>
+  using K = KF2I<D, SF, R, std::is_same_v<SF, FmtF32> ? (M & 1) : 0u>;
 };
 
 /// float -> float (DF from SF). M: kCvFtz (f32 input/output flush), kCvSat ([0,1]),
@@ -181,14 +199,17 @@ struct KF2F : KBase<1> {
     if constexpr ((M & kCvInt) != 0) v = fp::round_integral(v, R);
     uint64_t r;
     if (v != v) {
-      if constexpr (std::is_same_v<DF, FmtF64>) r = fp::quiet64(fp::bits_of(v));  // keeps payload
-      else r = DF::nan;
+      if constexpr (std::is_same_v<DF, FmtF64>)
+        r = fp::quiet64(fp::bits_of(v));  // keeps payload
+      else
+        r = DF::nan;
     } else if constexpr (std::is_same_v<DF, FmtF64>) {
       r = fp::bits_of(v);  // every source format is a subset of f64
     } else if constexpr (std::is_same_v<DF, FmtF32> && (R == Round::rn || (M & kCvInt) != 0)) {
       r = fp::bits_of(float(v));  // host conversion in the default rn mode
-    } else if constexpr ((std::is_same_v<DF, FmtF16> || std::is_same_v<DF, FmtBF16>) &&
-                         (R == Round::rn || (M & kCvInt) != 0) && (M & kCvSatf) == 0) {
+    } else if constexpr ((std::is_same_v<DF, FmtF16> ||
+                          std::is_same_v<DF, FmtBF16>)&&(R == Round::rn || (M & kCvInt) != 0) &&
+                         (M & kCvSatf) == 0) {
       r = fp::encode_rn<DF>(v);
     } else {
       r = fp::encode<DF>(v, R, (M & kCvSatf) != 0);
@@ -209,9 +230,9 @@ template <class DF, class SF, bool INT>
 struct F2FFam {
   static constexpr bool f32_involved = std::is_same_v<DF, FmtF32> || std::is_same_v<SF, FmtF32>;
   static constexpr bool half_dst = std::is_same_v<DF, FmtF16> || std::is_same_v<DF, FmtBF16>;
-  static constexpr unsigned allowed =
-      (f32_involved ? kCvFtz : 0u) | (std::is_same_v<DF, FmtBF16> ? 0u : kCvSat) |
-      (half_dst ? kCvRelu | kCvSatf : 0u);
+  static constexpr unsigned allowed = (f32_involved ? kCvFtz : 0u) |
+                                      (std::is_same_v<DF, FmtBF16> ? 0u : kCvSat) |
+                                      (half_dst ? kCvRelu | kCvSatf : 0u);
   static constexpr bool r_matters = INT || narrowing<DF, SF>();
   template <Round R, unsigned M>
   using K = KF2F<DF, SF, r_matters ? R : Round::rn, (M & allowed) | (INT ? kCvInt : 0u)>;
@@ -220,12 +241,13 @@ struct F2FFam {
 /// cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b: d = {hi: cvt(a), lo: cvt(b)}.
 template <class DF, Round R, unsigned M>
 struct KPack2 : KBase<2> {
-  using One = KF2F<DF, FmtF32, R, M & (kCvRelu | kCvSatf)>;
+  using One = KF2F<DF, FmtF32, R, M&(kCvRelu | kCvSatf)>;
   static uint64_t f(uint64_t a, uint64_t b) { return (One::f(a) << 16) | One::f(b); }
 };
 template <class DF>
 struct Pack2Fam {
-  template <Round R, unsigned M> using K = KPack2<DF, R, M>;
+  template <Round R, unsigned M>
+  using K = KPack2<DF, R, M>;
 };
 
 /// cvt.{rna,rn,rz}{.relu}{.satfinite}.tf32.f32: the tf32 value as f32 bits (13 low bits 0).
@@ -240,15 +262,16 @@ struct KTf32 : KBase<1> {
   }
 };
 struct Tf32Fam {
-  template <Round R, unsigned M> using K = KTf32<R, M>;
+  template <Round R, unsigned M>
+  using K = KTf32<R, M>;
 };
 
 /// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b (d[15:8] = cvt(a), d[7:0] = cvt(b)) and
 /// .f16x2 d, a (d[15:8] = cvt(a[31:16]), d[7:0] = cvt(a[15:0])).
 template <class D8, bool FROM_F16X2, unsigned M>
 struct KF8Pack : KBase<FROM_F16X2 ? 1 : 2> {
-  using FromF32 = KF2F<D8, FmtF32, Round::rn, M & (kCvRelu | kCvSatf)>;
-  using FromF16 = KF2F<D8, FmtF16, Round::rn, M & (kCvRelu | kCvSatf)>;
+  using FromF32 = KF2F<D8, FmtF32, Round::rn, M&(kCvRelu | kCvSatf)>;
+  using FromF16 = KF2F<D8, FmtF16, Round::rn, M&(kCvRelu | kCvSatf)>;
   static uint64_t f(uint64_t a, uint64_t b) { return (FromF32::f(a) << 8) | FromF32::f(b); }
   static uint64_t f(uint64_t a) {
     return (FromF16::f((a >> 16) & 0xffff) << 8) | FromF16::f(a & 0xffff);
@@ -256,7 +279,8 @@ struct KF8Pack : KBase<FROM_F16X2 ? 1 : 2> {
 };
 template <class D8, bool FROM_F16X2>
 struct F8PackFam {
-  template <Round, unsigned M> using K = KF8Pack<D8, FROM_F16X2, M>;
+  template <Round, unsigned M>
+  using K = KF8Pack<D8, FROM_F16X2, M>;
 };
 
 /// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: d[31:16] = cvt(a[15:8]), d[15:0] = cvt(a[7:0]).
@@ -267,7 +291,8 @@ struct KF8Unpack : KBase<1> {
 };
 template <class S8>
 struct F8UnpackFam {
-  template <Round, unsigned M> using K = KF8Unpack<S8, M>;
+  template <Round, unsigned M>
+  using K = KF8Unpack<S8, M>;
 };
 
 // ---- type dispatch ---------------------------------------------------------------------------
@@ -275,34 +300,61 @@ struct F8UnpackFam {
 template <class Fn>
 Handler with_int(Type t, Fn&& fn) {
   switch (t) {
-    case Type::u8: case Type::b8: return fn(std::type_identity<uint8_t>{});
-    case Type::u16: case Type::b16: return fn(std::type_identity<uint16_t>{});
-    case Type::u32: case Type::b32: return fn(std::type_identity<uint32_t>{});
-    case Type::u64: case Type::b64: return fn(std::type_identity<uint64_t>{});
-    case Type::s8: return fn(std::type_identity<int8_t>{});
-    case Type::s16: return fn(std::type_identity<int16_t>{});
-    case Type::s32: return fn(std::type_identity<int32_t>{});
-    case Type::s64: return fn(std::type_identity<int64_t>{});
-    default: return nullptr;
+    case Type::u8:
+    case Type::b8:
+      return fn(std::type_identity<uint8_t>{});
+    case Type::u16:
+    case Type::b16:
+      return fn(std::type_identity<uint16_t>{});
+    case Type::u32:
+    case Type::b32:
+      return fn(std::type_identity<uint32_t>{});
+    case Type::u64:
+    case Type::b64:
+      return fn(std::type_identity<uint64_t>{});
+    case Type::s8:
+      return fn(std::type_identity<int8_t>{});
+    case Type::s16:
+      return fn(std::type_identity<int16_t>{});
+    case Type::s32:
+      return fn(std::type_identity<int32_t>{});
+    case Type::s64:
+      return fn(std::type_identity<int64_t>{});
+    default:
+      return nullptr;
   }
 }
 
 template <class Fn>
 Handler with_flt(Type t, Fn&& fn) {
   switch (t) {
-    case Type::f16: return fn(std::type_identity<FmtF16>{});
-    case Type::bf16: return fn(std::type_identity<FmtBF16>{});
-    case Type::f32: return fn(std::type_identity<FmtF32>{});
-    case Type::f64: return fn(std::type_identity<FmtF64>{});
-    default: return nullptr;
+    case Type::f16:
+      return fn(std::type_identity<FmtF16>{});
+    case Type::bf16:
+      return fn(std::type_identity<FmtBF16>{});
+    case Type::f32:
+      return fn(std::type_identity<FmtF32>{});
+    case Type::f64:
+      return fn(std::type_identity<FmtF64>{});
+    default:
+      return nullptr;
   }
 }
 
 bool is_int_type(Type t) {
   switch (t) {
-    case Type::u8: case Type::u16: case Type::u32: case Type::u64:
-    case Type::s8: case Type::s16: case Type::s32: case Type::s64:
-    case Type::b8: case Type::b16: case Type::b32: case Type::b64:
+    case Type::u8:
+    case Type::u16:
+    case Type::u32:
+    case Type::u64:
+    case Type::s8:
+    case Type::s16:
+    case Type::s32:
+    case Type::s64:
+    case Type::b8:
+    case Type::b16:
+    case Type::b32:
+    case Type::b64:
       return true;
     default:
       return false;
@@ -316,22 +368,41 @@ bool is_flt_type(Type t) {
 /// Float rounding modifier (.rn .rz .rm .rp; absent -> rn).
 bool float_round(ptx::Round in, Round& out) {
   switch (in) {
-    case ptx::Round::none: case ptx::Round::rn: out = Round::rn; return true;
-    case ptx::Round::rz: out = Round::rz; return true;
-    case ptx::Round::rm: out = Round::rm; return true;
-    case ptx::Round::rp: out = Round::rp; return true;
-    default: return false;
+    case ptx::Round::none:
+    case ptx::Round::rn:
+      out = Round::rn;
+      return true;
+    case ptx::Round::rz:
+      out = Round::rz;
+      return true;
+    case ptx::Round::rm:
+      out = Round::rm;
+      return true;
+    case ptx::Round::rp:
+      out = Round::rp;
+      return true;
+    default:
+      return false;
   }
 }
 
 /// Integer rounding modifier (.rni .rzi .rmi .rpi).
 bool int_round(ptx::Round in, Round& out) {
   switch (in) {
-    case ptx::Round::rni: out = Round::rn; return true;
-    case ptx::Round::rzi: out = Round::rz; return true;
-    case ptx::Round::rmi: out = Round::rm; return true;
-    case ptx::Round::rpi: out = Round::rp; return true;
-    default: return false;
+    case ptx::Round::rni:
+      out = Round::rn;
+      return true;
+    case ptx::Round::rzi:
+      out = Round::rz;
+      return true;
+    case ptx::Round::rmi:
+      out = Round::rm;
+      return true;
+    case ptx::Round::rpi:
+      out = Round::rp;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -348,12 +419,15 @@ Handler select_cvt(const ptx::Instruction& in) {
   bool satf = false, sat = false;
   if (in.has(ptx::IF_SAT)) {
     const bool says_satfinite = in.text.find(".satfinite") != std::string_view::npos;
-    if (dt == Type::f32 || dt == Type::f64 || is_int_type(dt)) sat = true;
-    else if (dt == Type::f16) (says_satfinite ? satf : sat) = true;
-    else satf = true;
+    if (dt == Type::f32 || dt == Type::f64 || is_int_type(dt))
+      sat = true;
+    else if (dt == Type::f16)
+      (says_satfinite ? satf : sat) = true;
+    else
+      satf = true;
   }
-  const unsigned fmods = (ftz ? kCvFtz : 0u) | (sat ? kCvSat : 0u) | (relu ? kCvRelu : 0u) |
-                         (satf ? kCvSatf : 0u);
+  const unsigned fmods =
+      (ftz ? kCvFtz : 0u) | (sat ? kCvSat : 0u) | (relu ? kCvRelu : 0u) | (satf ? kCvSatf : 0u);
   Round r;
 
   // integer <- integer
@@ -379,8 +453,10 @@ Handler select_cvt(const ptx::Instruction& in) {
   }
   // integer <- float
   if (is_int_type(dt) && is_flt_type(st)) {
-    if (in.rnd == ptx::Round::none) r = Round::rz;  // legacy form without a modifier
-    else if (!int_round(in.rnd, r)) return nullptr;
+    if (in.rnd == ptx::Round::none)
+      r = Round::rz;  // legacy form without a modifier
+    else if (!int_round(in.rnd, r))
+      return nullptr;
     return with_int(dt, [&](auto dtag) {
       return with_flt(st, [&](auto stag) {
         using D = typename decltype(dtag)::type;

@@ -59,9 +59,12 @@ void h3(ExecContext&, Warp& w, const DInst& d, LaneMask exec) {
 
 template <class K>
 constexpr Handler hnd() {
-  if constexpr (K::arity == 1) return &h1<K>;
-  else if constexpr (K::arity == 2) return &h2<K>;
-  else return &h3<K>;
+  if constexpr (K::arity == 1)
+    return &h1<K>;
+  else if constexpr (K::arity == 2)
+    return &h2<K>;
+  else
+    return &h3<K>;
 }
 
 /// Applies a 16-bit kernel to both halves of a packed x2 register (element 0 = low half).
@@ -70,7 +73,9 @@ struct X2 : KBase<K::arity, K::fpu> {
   static uint64_t lo(uint64_t v) { return v & 0xffff; }
   static uint64_t hi(uint64_t v) { return (v >> 16) & 0xffff; }
   static uint64_t f(uint64_t a) { return K::f(lo(a)) | (K::f(hi(a)) << 16); }
-  static uint64_t f(uint64_t a, uint64_t b) { return K::f(lo(a), lo(b)) | (K::f(hi(a), hi(b)) << 16); }
+  static uint64_t f(uint64_t a, uint64_t b) {
+    return K::f(lo(a), lo(b)) | (K::f(hi(a), hi(b)) << 16);
+  }
   static uint64_t f(uint64_t a, uint64_t b, uint64_t c) {
     return K::f(lo(a), lo(b), lo(c)) | (K::f(hi(a), hi(b), hi(c)) << 16);
   }
@@ -94,11 +99,16 @@ Handler pick(Round r, unsigned m) {
   static constexpr auto t_rp = row<Fam, Round::rp>(Seq{});
   if (m >= NM) return nullptr;
   switch (r) {
-    case Round::rn: return t_rn[m];
-    case Round::rz: return t_rz[m];
-    case Round::rm: return t_rm[m];
-    case Round::rp: return t_rp[m];
-    default: return nullptr;
+    case Round::rn:
+      return t_rn[m];
+    case Round::rz:
+      return t_rz[m];
+    case Round::rm:
+      return t_rm[m];
+    case Round::rp:
+      return t_rp[m];
+    default:
+      return nullptr;
   }
 }
 
@@ -165,16 +175,36 @@ struct F64Un : KBase<1, R> {
 };
 
 // Approximate f32 operations (rn FPU mode; .ftz via F32Un's M).
-struct ApDiv { static float f(float a, float b) { return fp::div_approx_f32(a, b); } };
-struct ApRcp { static float f(float a) { return 1.0f / a; } };
-struct ApSqrt { static float f(float a) { return std::sqrt(a); } };
-struct ApRsqrt { static float f(float a) { return fp::rsqrt_approx_f32(a); } };
-struct ApSin { static float f(float a) { return fp::sin_approx_f32(a); } };
-struct ApCos { static float f(float a) { return fp::cos_approx_f32(a); } };
-struct ApLg2 { static float f(float a) { return fp::lg2_approx_f32(a); } };
-struct ApEx2 { static float f(float a) { return fp::ex2_approx_f32(a); } };
-struct ApTanh { static float f(float a) { return fp::tanh_approx_f32(a); } };
-struct ApRsqrt64 { static double f(double a) { return fp::rsqrt_approx_f64(a); } };
+struct ApDiv {
+  static float f(float a, float b) { return fp::div_approx_f32(a, b); }
+};
+struct ApRcp {
+  static float f(float a) { return 1.0f / a; }
+};
+struct ApSqrt {
+  static float f(float a) { return std::sqrt(a); }
+};
+struct ApRsqrt {
+  static float f(float a) { return fp::rsqrt_approx_f32(a); }
+};
+struct ApSin {
+  static float f(float a) { return fp::sin_approx_f32(a); }
+};
+struct ApCos {
+  static float f(float a) { return fp::cos_approx_f32(a); }
+};
+struct ApLg2 {
+  static float f(float a) { return fp::lg2_approx_f32(a); }
+};
+struct ApEx2 {
+  static float f(float a) { return fp::ex2_approx_f32(a); }
+};
+struct ApTanh {
+  static float f(float a) { return fp::tanh_approx_f32(a); }
+};
+struct ApRsqrt64 {
+  static double f(double a) { return fp::rsqrt_approx_f64(a); }
+};
 
 template <bool RSQRT>
 struct F64ApproxFtz : KBase<1> {
@@ -182,12 +212,34 @@ struct F64ApproxFtz : KBase<1> {
 };
 
 // Families.
-template <class Op> struct F32BinFam { template <Round R, unsigned M> using K = F32Bin<Op, R, M>; };
-struct F32FmaFam { template <Round R, unsigned M> using K = F32Fma<R, M>; };
-template <class Op> struct F32UnFam { template <Round R, unsigned M> using K = F32Un<Op, R, M>; };
-template <class Op> struct F64BinFam { template <Round R, unsigned> using K = F64Bin<Op, R>; };
-struct F64FmaFam { template <Round R, unsigned> using K = F64Fma<R>; };
-template <class Op> struct F64UnFam { template <Round R, unsigned> using K = F64Un<Op, R>; };
+template <class Op>
+struct F32BinFam {
+  template <Round R, unsigned M>
+  using K = F32Bin<Op, R, M>;
+};
+struct F32FmaFam {
+  template <Round R, unsigned M>
+  using K = F32Fma<R, M>;
+};
+template <class Op>
+struct F32UnFam {
+  template <Round R, unsigned M>
+  using K = F32Un<Op, R, M>;
+};
+template <class Op>
+struct F64BinFam {
+  template <Round R, unsigned>
+  using K = F64Bin<Op, R>;
+};
+struct F64FmaFam {
+  template <Round R, unsigned>
+  using K = F64Fma<R>;
+};
+template <class Op>
+struct F64UnFam {
+  template <Round R, unsigned>
+  using K = F64Un<Op, R>;
+};
 
 // ---- bit-level kernels: abs, neg, copysign, min, max ------------------------------------------
 
@@ -237,17 +289,36 @@ struct MinMax2Fam {
 };
 template <class F, bool MAX>
 struct MinMax3Fam {
-  template <Round, unsigned M> using K = KMinMax3<F, MAX, M & ~unsigned(kMmXor)>;
+  template <Round, unsigned M>
+  using K = KMinMax3<F, MAX, M & ~unsigned(kMmXor)>;
 };
 
 // ---- 16-bit kernels --------------------------------------------------------------------------
 
-template <class F, unsigned M> struct KHAdd : KBase<2> { static uint64_t f(uint64_t a, uint64_t b) { return fp::half_add<F, M>(a, b); } };
-template <class F, unsigned M> struct KHSub : KBase<2> { static uint64_t f(uint64_t a, uint64_t b) { return fp::half_sub<F, M>(a, b); } };
-template <class F, unsigned M> struct KHMul : KBase<2> { static uint64_t f(uint64_t a, uint64_t b) { return fp::half_mul<F, M>(a, b); } };
-template <class F, unsigned M> struct KHFma : KBase<3> { static uint64_t f(uint64_t a, uint64_t b, uint64_t c) { return fp::half_fma<F, M>(a, b, c); } };
-template <class F, unsigned M> struct KHEx2 : KBase<1> { static uint64_t f(uint64_t a) { return fp::half_ex2<F, (M & fp::kHalfFtz) != 0>(a); } };
-template <class F, unsigned> struct KHTanh : KBase<1> { static uint64_t f(uint64_t a) { return fp::half_tanh<F>(a); } };
+template <class F, unsigned M>
+struct KHAdd : KBase<2> {
+  static uint64_t f(uint64_t a, uint64_t b) { return fp::half_add<F, M>(a, b); }
+};
+template <class F, unsigned M>
+struct KHSub : KBase<2> {
+  static uint64_t f(uint64_t a, uint64_t b) { return fp::half_sub<F, M>(a, b); }
+};
+template <class F, unsigned M>
+struct KHMul : KBase<2> {
+  static uint64_t f(uint64_t a, uint64_t b) { return fp::half_mul<F, M>(a, b); }
+};
+template <class F, unsigned M>
+struct KHFma : KBase<3> {
+  static uint64_t f(uint64_t a, uint64_t b, uint64_t c) { return fp::half_fma<F, M>(a, b, c); }
+};
+template <class F, unsigned M>
+struct KHEx2 : KBase<1> {
+  static uint64_t f(uint64_t a) { return fp::half_ex2<F, (M & fp::kHalfFtz) != 0>(a); }
+};
+template <class F, unsigned>
+struct KHTanh : KBase<1> {
+  static uint64_t f(uint64_t a) { return fp::half_tanh<F>(a); }
+};
 
 template <template <class, unsigned> class KT, class F, bool PAIR>
 struct HalfFam {
@@ -271,12 +342,18 @@ void h_testp(ExecContext&, Warp& w, const DInst& d, LaneMask exec) {
 template <class F>
 Handler pick_testp(uint8_t sub) {
   switch (static_cast<fp::TestP>(sub)) {
-    case fp::TestP::finite: return &h_testp<F, fp::TestP::finite>;
-    case fp::TestP::infinite: return &h_testp<F, fp::TestP::infinite>;
-    case fp::TestP::number: return &h_testp<F, fp::TestP::number>;
-    case fp::TestP::notanumber: return &h_testp<F, fp::TestP::notanumber>;
-    case fp::TestP::normal: return &h_testp<F, fp::TestP::normal>;
-    case fp::TestP::subnormal: return &h_testp<F, fp::TestP::subnormal>;
+    case fp::TestP::finite:
+      return &h_testp<F, fp::TestP::finite>;
+    case fp::TestP::infinite:
+      return &h_testp<F, fp::TestP::infinite>;
+    case fp::TestP::number:
+      return &h_testp<F, fp::TestP::number>;
+    case fp::TestP::notanumber:
+      return &h_testp<F, fp::TestP::notanumber>;
+    case fp::TestP::normal:
+      return &h_testp<F, fp::TestP::normal>;
+    case fp::TestP::subnormal:
+      return &h_testp<F, fp::TestP::subnormal>;
   }
   return nullptr;
 }
@@ -287,12 +364,23 @@ Handler pick_testp(uint8_t sub) {
 /// false when the modifier is not a float rounding mode.
 bool ieee_round(ptx::Round in, Round dflt, Round& out) {
   switch (in) {
-    case ptx::Round::none: out = dflt; return true;
-    case ptx::Round::rn: out = Round::rn; return true;
-    case ptx::Round::rz: out = Round::rz; return true;
-    case ptx::Round::rm: out = Round::rm; return true;
-    case ptx::Round::rp: out = Round::rp; return true;
-    default: return false;
+    case ptx::Round::none:
+      out = dflt;
+      return true;
+    case ptx::Round::rn:
+      out = Round::rn;
+      return true;
+    case ptx::Round::rz:
+      out = Round::rz;
+      return true;
+    case ptx::Round::rm:
+      out = Round::rm;
+      return true;
+    case ptx::Round::rp:
+      out = Round::rp;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -304,11 +392,16 @@ bool is_half(Type t) {
 template <template <class, unsigned> class KT, unsigned NM>
 Handler pick_half(Type t, unsigned mods) {
   switch (t) {
-    case Type::f16: return pick_m<HalfFam<KT, fp::FmtF16, false>, NM>(mods);
-    case Type::f16x2: return pick_m<HalfFam<KT, fp::FmtF16, true>, NM>(mods);
-    case Type::bf16: return pick_m<HalfFam<KT, fp::FmtBF16, false>, NM>(mods);
-    case Type::bf16x2: return pick_m<HalfFam<KT, fp::FmtBF16, true>, NM>(mods);
-    default: return nullptr;
+    case Type::f16:
+      return pick_m<HalfFam<KT, fp::FmtF16, false>, NM>(mods);
+    case Type::f16x2:
+      return pick_m<HalfFam<KT, fp::FmtF16, true>, NM>(mods);
+    case Type::bf16:
+      return pick_m<HalfFam<KT, fp::FmtBF16, false>, NM>(mods);
+    case Type::bf16x2:
+      return pick_m<HalfFam<KT, fp::FmtBF16, true>, NM>(mods);
+    default:
+      return nullptr;
   }
 }
 
@@ -318,17 +411,23 @@ Handler select_add_sub_mul(const ptx::Instruction& in, unsigned m32) {
   if (t == Type::f32) {
     if (!ieee_round(in.rnd, Round::rn, r)) return nullptr;
     switch (in.op) {
-      case ptx::Op::add: return pick<F32BinFam<fp::OpAdd>, 4>(r, m32);
-      case ptx::Op::sub: return pick<F32BinFam<fp::OpSub>, 4>(r, m32);
-      default: return pick<F32BinFam<fp::OpMul>, 4>(r, m32);
+      case ptx::Op::add:
+        return pick<F32BinFam<fp::OpAdd>, 4>(r, m32);
+      case ptx::Op::sub:
+        return pick<F32BinFam<fp::OpSub>, 4>(r, m32);
+      default:
+        return pick<F32BinFam<fp::OpMul>, 4>(r, m32);
     }
   }
   if (t == Type::f64) {
     if (!ieee_round(in.rnd, Round::rn, r)) return nullptr;
     switch (in.op) {
-      case ptx::Op::add: return pick<F64BinFam<fp::OpAdd>, 1>(r, 0);
-      case ptx::Op::sub: return pick<F64BinFam<fp::OpSub>, 1>(r, 0);
-      default: return pick<F64BinFam<fp::OpMul>, 1>(r, 0);
+      case ptx::Op::add:
+        return pick<F64BinFam<fp::OpAdd>, 1>(r, 0);
+      case ptx::Op::sub:
+        return pick<F64BinFam<fp::OpSub>, 1>(r, 0);
+      default:
+        return pick<F64BinFam<fp::OpMul>, 1>(r, 0);
     }
   }
   if (is_half(t)) {
@@ -337,9 +436,12 @@ Handler select_add_sub_mul(const ptx::Instruction& in, unsigned m32) {
     if (in.has(ptx::IF_FTZ)) hm |= fp::kHalfFtz;
     if (in.has(ptx::IF_SAT)) hm |= fp::kHalfSat;
     switch (in.op) {
-      case ptx::Op::add: return pick_half<KHAdd, 4>(t, hm);
-      case ptx::Op::sub: return pick_half<KHSub, 4>(t, hm);
-      default: return pick_half<KHMul, 4>(t, hm);
+      case ptx::Op::add:
+        return pick_half<KHAdd, 4>(t, hm);
+      case ptx::Op::sub:
+        return pick_half<KHSub, 4>(t, hm);
+      default:
+        return pick_half<KHMul, 4>(t, hm);
     }
   }
   return nullptr;
@@ -382,16 +484,19 @@ Handler select_minmax(const ptx::Instruction& in, bool is_max, unsigned nops) {
   auto two = [&](auto f_tag, auto pair_tag) -> Handler {
     using F = typename decltype(f_tag)::type;
     constexpr bool P = decltype(pair_tag)::value;
-    return is_max ? pick_m<MinMax2Fam<F, true, P>, 16>(mm) : pick_m<MinMax2Fam<F, false, P>, 16>(mm);
+    return is_max ? pick_m<MinMax2Fam<F, true, P>, 16>(mm)
+                  : pick_m<MinMax2Fam<F, false, P>, 16>(mm);
   };
   switch (in.type) {
     case Type::f32:
-      if (three) return is_max ? pick_m<MinMax3Fam<fp::FmtF32, true>, 16>(mm)
-                               : pick_m<MinMax3Fam<fp::FmtF32, false>, 16>(mm);
+      if (three)
+        return is_max ? pick_m<MinMax3Fam<fp::FmtF32, true>, 16>(mm)
+                      : pick_m<MinMax3Fam<fp::FmtF32, false>, 16>(mm);
       return two(std::type_identity<fp::FmtF32>{}, std::false_type{});
     case Type::f64:
-      if (three) return is_max ? pick_m<MinMax3Fam<fp::FmtF64, true>, 16>(mm & ~unsigned(kMmFtz))
-                               : pick_m<MinMax3Fam<fp::FmtF64, false>, 16>(mm & ~unsigned(kMmFtz));
+      if (three)
+        return is_max ? pick_m<MinMax3Fam<fp::FmtF64, true>, 16>(mm & ~unsigned(kMmFtz))
+                      : pick_m<MinMax3Fam<fp::FmtF64, false>, 16>(mm & ~unsigned(kMmFtz));
       return two(std::type_identity<fp::FmtF64>{}, std::false_type{});
     case Type::f16:
       if (three) return nullptr;
@@ -405,7 +510,8 @@ Handler select_minmax(const ptx::Instruction& in, bool is_max, unsigned nops) {
     case Type::bf16x2:
       if (three) return nullptr;
       return two(std::type_identity<fp::FmtBF16>{}, std::true_type{});
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -496,25 +602,37 @@ Handler select_float(const ptx::Instruction& in) {
 
     case ptx::Op::abs:
       switch (t) {
-        case Type::f32: return ftz ? hnd<KAbs<fp::FmtF32, true>>() : hnd<KAbs<fp::FmtF32, false>>();
-        case Type::f64: return hnd<KAbs<fp::FmtF64, false>>();
-        case Type::f16: return ftz ? hnd<KAbs<fp::FmtF16, true>>() : hnd<KAbs<fp::FmtF16, false>>();
+        case Type::f32:
+          return ftz ? hnd<KAbs<fp::FmtF32, true>>() : hnd<KAbs<fp::FmtF32, false>>();
+        case Type::f64:
+          return hnd<KAbs<fp::FmtF64, false>>();
+        case Type::f16:
+          return ftz ? hnd<KAbs<fp::FmtF16, true>>() : hnd<KAbs<fp::FmtF16, false>>();
         case Type::f16x2:
           return ftz ? hnd<X2<KAbs<fp::FmtF16, true>>>() : hnd<X2<KAbs<fp::FmtF16, false>>>();
-        case Type::bf16: return hnd<KAbs<fp::FmtBF16, false>>();
-        case Type::bf16x2: return hnd<X2<KAbs<fp::FmtBF16, false>>>();
-        default: return nullptr;
+        case Type::bf16:
+          return hnd<KAbs<fp::FmtBF16, false>>();
+        case Type::bf16x2:
+          return hnd<X2<KAbs<fp::FmtBF16, false>>>();
+        default:
+          return nullptr;
       }
     case ptx::Op::neg:
       switch (t) {
-        case Type::f32: return ftz ? hnd<KNeg<fp::FmtF32, true>>() : hnd<KNeg<fp::FmtF32, false>>();
-        case Type::f64: return hnd<KNeg<fp::FmtF64, false>>();
-        case Type::f16: return ftz ? hnd<KNeg<fp::FmtF16, true>>() : hnd<KNeg<fp::FmtF16, false>>();
+        case Type::f32:
+          return ftz ? hnd<KNeg<fp::FmtF32, true>>() : hnd<KNeg<fp::FmtF32, false>>();
+        case Type::f64:
+          return hnd<KNeg<fp::FmtF64, false>>();
+        case Type::f16:
+          return ftz ? hnd<KNeg<fp::FmtF16, true>>() : hnd<KNeg<fp::FmtF16, false>>();
         case Type::f16x2:
           return ftz ? hnd<X2<KNeg<fp::FmtF16, true>>>() : hnd<X2<KNeg<fp::FmtF16, false>>>();
-        case Type::bf16: return hnd<KNeg<fp::FmtBF16, false>>();
-        case Type::bf16x2: return hnd<X2<KNeg<fp::FmtBF16, false>>>();
-        default: return nullptr;
+        case Type::bf16:
+          return hnd<KNeg<fp::FmtBF16, false>>();
+        case Type::bf16x2:
+          return hnd<X2<KNeg<fp::FmtBF16, false>>>();
+        default:
+          return nullptr;
       }
 
     case ptx::Op::min:

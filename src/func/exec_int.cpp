@@ -20,19 +20,52 @@ using M = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, U<T>>;
 
 template <typename T>
 struct Wider;
-template <> struct Wider<int8_t> { using type = int16_t; };
-template <> struct Wider<uint8_t> { using type = uint16_t; };
-template <> struct Wider<int16_t> { using type = int32_t; };
-template <> struct Wider<uint16_t> { using type = uint32_t; };
-template <> struct Wider<int32_t> { using type = int64_t; };
-template <> struct Wider<uint32_t> { using type = uint64_t; };
-template <> struct Wider<int64_t> { using type = __int128; };
-template <> struct Wider<uint64_t> { using type = unsigned __int128; };
+template <>
+struct Wider<int8_t> {
+  using type = int16_t;
+};
+template <>
+struct Wider<uint8_t> {
+  using type = uint16_t;
+};
+template <>
+struct Wider<int16_t> {
+  using type = int32_t;
+};
+template <>
+struct Wider<uint16_t> {
+  using type = uint32_t;
+};
+template <>
+struct Wider<int32_t> {
+  using type = int64_t;
+};
+template <>
+struct Wider<uint32_t> {
+  using type = uint64_t;
+};
+template <>
+struct Wider<int64_t> {
+  using type = __int128;
+};
+template <>
+struct Wider<uint64_t> {
+  using type = unsigned __int128;
+};
 template <typename T>
 using W = typename Wider<T>::type;
-template <typename T> struct MakeU { using type = std::make_unsigned_t<T>; };
-template <> struct MakeU<__int128> { using type = unsigned __int128; };
-template <> struct MakeU<unsigned __int128> { using type = unsigned __int128; };
+template <typename T>
+struct MakeU {
+  using type = std::make_unsigned_t<T>;
+};
+template <>
+struct MakeU<__int128> {
+  using type = unsigned __int128;
+};
+template <>
+struct MakeU<unsigned __int128> {
+  using type = unsigned __int128;
+};
 template <typename T>
 using UW = typename MakeU<W<T>>::type;
 
@@ -81,16 +114,20 @@ T sat_sub(T a, T b) {
 
 // ---- add / sub with carry ---------------------------------------------------------------------
 
-template <typename T> void h_add(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_add(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return T(U<T>(a) + U<T>(b)); });
 }
-template <typename T> void h_sub(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_sub(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return T(U<T>(a) - U<T>(b)); });
 }
-template <typename T> void h_add_sat(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_add_sat(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return sat_add(a, b); });
 }
-template <typename T> void h_sub_sat(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_sub_sat(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return sat_sub(a, b); });
 }
 
@@ -124,36 +161,47 @@ void h_addc(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
 
 // ---- multiply ---------------------------------------------------------------------------------
 
-template <typename T> void h_mul_lo(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_mul_lo(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return T(M<T>(U<T>(a)) * M<T>(U<T>(b))); });
 }
-template <typename T> void h_mul_hi(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_mul_hi(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return T((W<T>(a) * W<T>(b)) >> (sizeof(T) * 8)); });
 }
-template <typename T> void h_mul_wide(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_mul_wide(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
   uint64_t* D = dst_lanes(w, d.op[0]);
-  for_lanes(e, [&](unsigned l) { D[l] = to_bits(W<T>(from_bits<T>(a[l])) * W<T>(from_bits<T>(b[l]))); });
+  for_lanes(
+      e, [&](unsigned l) { D[l] = to_bits(W<T>(from_bits<T>(a[l])) * W<T>(from_bits<T>(b[l]))); });
 }
-template <typename T> void h_mad_lo(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
-  ternary<T>(w, d, e, [](T a, T b, T c) { return T(M<T>(U<T>(a)) * M<T>(U<T>(b)) + M<T>(U<T>(c))); });
+template <typename T>
+void h_mad_lo(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+  ternary<T>(w, d, e,
+             [](T a, T b, T c) { return T(M<T>(U<T>(a)) * M<T>(U<T>(b)) + M<T>(U<T>(c))); });
 }
-template <typename T> void h_mad_hi(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
-  ternary<T>(w, d, e, [](T a, T b, T c) { return T(U<T>((W<T>(a) * W<T>(b)) >> (sizeof(T) * 8)) + U<T>(c)); });
-}
-template <typename T> void h_mad_hi_sat(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_mad_hi(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   ternary<T>(w, d, e, [](T a, T b, T c) {
-    return sat_add(T((W<T>(a) * W<T>(b)) >> (sizeof(T) * 8)), c);
+    return T(U<T>((W<T>(a) * W<T>(b)) >> (sizeof(T) * 8)) + U<T>(c));
   });
 }
-template <typename T> void h_mad_wide(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_mad_hi_sat(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+  ternary<T>(w, d, e,
+             [](T a, T b, T c) { return sat_add(T((W<T>(a) * W<T>(b)) >> (sizeof(T) * 8)), c); });
+}
+template <typename T>
+void h_mad_wide(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3);
   uint64_t* D = dst_lanes(w, d.op[0]);
   for_lanes(e, [&](unsigned l) {
     using WT = W<T>;
-    D[l] = to_bits(WT(UW<T>(WT(from_bits<T>(a[l])) * WT(from_bits<T>(b[l]))) + UW<T>(from_bits<WT>(c[l]))));
+    D[l] = to_bits(
+        WT(UW<T>(WT(from_bits<T>(a[l])) * WT(from_bits<T>(b[l]))) + UW<T>(from_bits<WT>(c[l]))));
   });
 }
 /// mad.lo.cc / mad.hi.cc / madc.lo / madc.hi (with .cc): product half + c (+ carry-in).
@@ -177,18 +225,24 @@ void h_madc(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   });
   if (CarryOut) w.carry = (w.carry & ~e) | cout;
 }
-template <typename T, bool Hi> void h_mul24(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T, bool Hi>
+void h_mul24(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) {
-    const int64_t x = std::is_signed_v<T> ? sext(uint64_t(U<T>(a)), 24) : int64_t(U<T>(a) & 0xffffff);
-    const int64_t y = std::is_signed_v<T> ? sext(uint64_t(U<T>(b)), 24) : int64_t(U<T>(b) & 0xffffff);
+    const int64_t x =
+        std::is_signed_v<T> ? sext(uint64_t(U<T>(a)), 24) : int64_t(U<T>(a) & 0xffffff);
+    const int64_t y =
+        std::is_signed_v<T> ? sext(uint64_t(U<T>(b)), 24) : int64_t(U<T>(b) & 0xffffff);
     const int64_t p = x * y;  // 48-bit product
     return Hi ? T(uint64_t(p) >> 16) : T(p);
   });
 }
-template <typename T, bool Hi> void h_mad24(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T, bool Hi>
+void h_mad24(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   ternary<T>(w, d, e, [](T a, T b, T c) {
-    const int64_t x = std::is_signed_v<T> ? sext(uint64_t(U<T>(a)), 24) : int64_t(U<T>(a) & 0xffffff);
-    const int64_t y = std::is_signed_v<T> ? sext(uint64_t(U<T>(b)), 24) : int64_t(U<T>(b) & 0xffffff);
+    const int64_t x =
+        std::is_signed_v<T> ? sext(uint64_t(U<T>(a)), 24) : int64_t(U<T>(a) & 0xffffff);
+    const int64_t y =
+        std::is_signed_v<T> ? sext(uint64_t(U<T>(b)), 24) : int64_t(U<T>(b) & 0xffffff);
     const int64_t p = x * y;
     return T(U<T>(Hi ? T(uint64_t(p) >> 16) : T(p)) + U<T>(c));
   });
@@ -200,13 +254,17 @@ void h_mad24_hi_sat(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
     return sat_add(int32_t(uint32_t(uint64_t(p) >> 16)), c);
   });
 }
-template <typename T> void h_sad(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
-  ternary<T>(w, d, e, [](T a, T b, T c) { return T(U<T>(a < b ? U<T>(b) - U<T>(a) : U<T>(a) - U<T>(b)) + U<T>(c)); });
+template <typename T>
+void h_sad(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+  ternary<T>(w, d, e, [](T a, T b, T c) {
+    return T(U<T>(a < b ? U<T>(b) - U<T>(a) : U<T>(a) - U<T>(b)) + U<T>(c));
+  });
 }
 
 // ---- divide / remainder ------------------------------------------------------------------------
 
-template <typename T, bool Rem> void h_div(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+template <typename T, bool Rem>
+void h_div(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -228,44 +286,62 @@ template <typename T, bool Rem> void h_div(ExecContext& cx, Warp& w, const DInst
 
 // ---- min / max / abs / neg ---------------------------------------------------------------------
 
-template <typename T> void h_min(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_min(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return a < b ? a : b; });
 }
-template <typename T> void h_max(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_max(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return a > b ? a : b; });
 }
-template <typename T> void h_max_relu(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
-  binary<T>(w, d, e, [](T a, T b) { T m = a > b ? a : b; return m < 0 ? T(0) : m; });
+template <typename T>
+void h_max_relu(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+  binary<T>(w, d, e, [](T a, T b) {
+    T m = a > b ? a : b;
+    return m < 0 ? T(0) : m;
+  });
 }
-template <typename T> void h_min_relu(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
-  binary<T>(w, d, e, [](T a, T b) { T m = a < b ? a : b; return m < 0 ? T(0) : m; });
+template <typename T>
+void h_min_relu(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+  binary<T>(w, d, e, [](T a, T b) {
+    T m = a < b ? a : b;
+    return m < 0 ? T(0) : m;
+  });
 }
-template <typename T> void h_abs(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_abs(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   unary<T>(w, d, e, [](T a) { return a < 0 ? T(U<T>(0) - U<T>(a)) : a; });
 }
-template <typename T> void h_neg(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_neg(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   unary<T>(w, d, e, [](T a) { return T(U<T>(0) - U<T>(a)); });
 }
 
 // ---- logic ------------------------------------------------------------------------------------
 
-template <typename T> void h_and(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_and(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return T(a & b); });
 }
-template <typename T> void h_or(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_or(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return T(a | b); });
 }
-template <typename T> void h_xor(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_xor(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   binary<T>(w, d, e, [](T a, T b) { return T(a ^ b); });
 }
-template <typename T> void h_not(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_not(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   unary<T>(w, d, e, [](T a) { return T(~a); });
 }
-template <typename T> void h_cnot(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_cnot(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   unary<T>(w, d, e, [](T a) { return T(a == 0 ? 1 : 0); });
 }
 
-template <int Op> void h_pred_logic(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <int Op>
+void h_pred_logic(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   const LaneMask a = pred_value(w, d.op[1]);
   LaneMask r;
   if constexpr (Op == 3) {
@@ -298,7 +374,8 @@ void h_lop3(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
 
 // ---- shifts -----------------------------------------------------------------------------------
 
-template <typename T> void h_shl(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_shl(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -308,7 +385,8 @@ template <typename T> void h_shl(ExecContext&, Warp& w, const DInst& d, LaneMask
     D[l] = to_bits(T(s >= bits ? U<T>(0) : U<T>(U<T>(from_bits<T>(a[l])) << s)));
   });
 }
-template <typename T> void h_shr(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_shr(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -317,12 +395,15 @@ template <typename T> void h_shr(ExecContext&, Warp& w, const DInst& d, LaneMask
     const uint32_t s = std::min<uint32_t>(uint32_t(b[l]), bits - 1 + (std::is_signed_v<T> ? 0 : 1));
     const T x = from_bits<T>(a[l]);
     T r;
-    if constexpr (std::is_signed_v<T>) r = T(x >> s);
-    else r = s >= bits ? T(0) : T(x >> s);
+    if constexpr (std::is_signed_v<T>)
+      r = T(x >> s);
+    else
+      r = s >= bits ? T(0) : T(x >> s);
     D[l] = to_bits(r);
   });
 }
-template <bool Left, bool Wrap> void h_shf(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <bool Left, bool Wrap>
+void h_shf(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -336,20 +417,24 @@ template <bool Left, bool Wrap> void h_shf(ExecContext&, Warp& w, const DInst& d
 
 // ---- bit manipulation ---------------------------------------------------------------------------
 
-template <typename T> void h_popc(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_popc(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   unary<T>(w, d, e, [](T a) { return uint32_t(std::popcount(U<T>(a))); });
 }
-template <typename T> void h_clz(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_clz(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   unary<T>(w, d, e, [](T a) { return uint32_t(std::countl_zero(U<T>(a))); });
 }
-template <typename T> void h_brev(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_brev(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   unary<T>(w, d, e, [](T a) {
     U<T> x = U<T>(a), r = 0;
     for (unsigned i = 0; i < sizeof(T) * 8; ++i) r = U<T>((r << 1) | ((x >> i) & 1));
     return T(r);
   });
 }
-template <typename T, bool ShiftAmt> void h_bfind(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T, bool ShiftAmt>
+void h_bfind(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   unary<T>(w, d, e, [](T a) -> uint32_t {
     constexpr int bits = sizeof(T) * 8;
     U<T> x = U<T>(a);
@@ -361,7 +446,8 @@ template <typename T, bool ShiftAmt> void h_bfind(ExecContext&, Warp& w, const D
     return ShiftAmt ? uint32_t(bits - 1 - msb) : uint32_t(msb);
   });
 }
-template <typename T> void h_bfe(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_bfe(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -383,7 +469,8 @@ template <typename T> void h_bfe(ExecContext&, Warp& w, const DInst& d, LaneMask
     D[l] = to_bits(T(r));
   });
 }
-template <typename T> void h_bfi(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T>
+void h_bfi(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3, t4;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3),
         n = src_lanes(w, d.op[4], t4);
@@ -400,7 +487,8 @@ template <typename T> void h_bfi(ExecContext&, Warp& w, const DInst& d, LaneMask
     D[l] = to_bits(T(r));
   });
 }
-template <bool Clamp> void h_bmsk(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <bool Clamp>
+void h_bmsk(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -417,7 +505,8 @@ template <bool Clamp> void h_bmsk(ExecContext&, Warp& w, const DInst& d, LaneMas
     D[l] = uint32_t(m);
   });
 }
-template <uint8_t Mode> void h_prmt(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <uint8_t Mode>
+void h_prmt(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -437,24 +526,38 @@ template <uint8_t Mode> void h_prmt(ExecContext&, Warp& w, const DInst& d, LaneM
       const unsigned sel = s & 3;
       unsigned idx[4];
       switch (Mode) {
-        case 1: for (unsigned i = 0; i < 4; ++i) idx[i] = (sel + i) & 7; break;             // f4e
-        case 2: for (unsigned i = 0; i < 4; ++i) idx[i] = (sel - i) & 7; break;             // b4e
-        case 3: for (unsigned i = 0; i < 4; ++i) idx[i] = sel; break;                       // rc8
-        case 4: for (unsigned i = 0; i < 4; ++i) idx[i] = i >= sel ? i : sel; break;        // ecl: max(i, sel)
-        case 5: for (unsigned i = 0; i < 4; ++i) idx[i] = i <= sel ? i : sel; break;        // ecr: min(i, sel)
-        default: for (unsigned i = 0; i < 4; ++i) idx[i] = (sel & 1) * 2 + (i & 1); break;  // rc16
+        case 1:
+          for (unsigned i = 0; i < 4; ++i) idx[i] = (sel + i) & 7;
+          break;  // f4e
+        case 2:
+          for (unsigned i = 0; i < 4; ++i) idx[i] = (sel - i) & 7;
+          break;  // b4e
+        case 3:
+          for (unsigned i = 0; i < 4; ++i) idx[i] = sel;
+          break;  // rc8
+        case 4:
+          for (unsigned i = 0; i < 4; ++i) idx[i] = i >= sel ? i : sel;
+          break;  // ecl: max(i, sel)
+        case 5:
+          for (unsigned i = 0; i < 4; ++i) idx[i] = i <= sel ? i : sel;
+          break;  // ecr: min(i, sel)
+        default:
+          for (unsigned i = 0; i < 4; ++i) idx[i] = (sel & 1) * 2 + (i & 1);
+          break;  // rc16
       }
       for (unsigned i = 0; i < 4; ++i) r |= uint32_t(byte(idx[i])) << (8 * i);
     }
     D[l] = r;
   });
 }
-template <typename TA, typename TB> void h_dp4a(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename TA, typename TB>
+void h_dp4a(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3);
   uint64_t* D = dst_lanes(w, d.op[0]);
   for_lanes(e, [&](unsigned l) {
-    int64_t acc = std::is_signed_v<TA> || std::is_signed_v<TB> ? int64_t(int32_t(c[l])) : int64_t(uint32_t(c[l]));
+    int64_t acc = std::is_signed_v<TA> || std::is_signed_v<TB> ? int64_t(int32_t(c[l]))
+                                                               : int64_t(uint32_t(c[l]));
     for (unsigned i = 0; i < 4; ++i) {
       const TA x = TA(uint8_t(a[l] >> (8 * i)));
       const TB y = TB(uint8_t(b[l] >> (8 * i)));
@@ -464,12 +567,14 @@ template <typename TA, typename TB> void h_dp4a(ExecContext&, Warp& w, const DIn
   });
 }
 /// dp2a.{lo,hi}: two 16-bit halves of a times bytes 0,1 (.lo) or 2,3 (.hi) of b, plus c.
-template <typename TA, typename TB, bool Hi> void h_dp2a(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename TA, typename TB, bool Hi>
+void h_dp2a(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3);
   uint64_t* D = dst_lanes(w, d.op[0]);
   for_lanes(e, [&](unsigned l) {
-    int64_t acc = std::is_signed_v<TA> || std::is_signed_v<TB> ? int64_t(int32_t(c[l])) : int64_t(uint32_t(c[l]));
+    int64_t acc = std::is_signed_v<TA> || std::is_signed_v<TB> ? int64_t(int32_t(c[l]))
+                                                               : int64_t(uint32_t(c[l]));
     for (unsigned i = 0; i < 2; ++i) {
       const TA x = TA(uint16_t(a[l] >> (16 * i)));
       const TB y = TB(uint8_t(b[l] >> (8 * (i + (Hi ? 2 : 0)))));
@@ -478,7 +583,8 @@ template <typename TA, typename TB, bool Hi> void h_dp2a(ExecContext&, Warp& w, 
     D[l] = uint32_t(acc);
   });
 }
-template <int Op> void h_vabsdiff4(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <int Op>
+void h_vabsdiff4(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
   Lanes c = d.nops > 3 ? src_lanes(w, d.op[3], t3) : Lanes{&d.op[0].imm, 0};
@@ -497,45 +603,82 @@ template <int Op> void h_vabsdiff4(ExecContext&, Warp& w, const DInst& d, LaneMa
 
 // ---- selection ------------------------------------------------------------------------------
 
-#define PICK(H)                                                                              \
-  switch (in.type) {                                                                         \
-    case Type::s16: return &H<int16_t>;                                                      \
-    case Type::s32: return &H<int32_t>;                                                      \
-    case Type::s64: return &H<int64_t>;                                                      \
-    case Type::u16: case Type::b16: return &H<uint16_t>;                                     \
-    case Type::u32: case Type::b32: return &H<uint32_t>;                                     \
-    case Type::u64: case Type::b64: return &H<uint64_t>;                                     \
-    case Type::s8: return &H<int8_t>;                                                        \
-    case Type::u8: case Type::b8: return &H<uint8_t>;                                        \
-    default: return nullptr;                                                                 \
+#define PICK(H)            \
+  switch (in.type) {       \
+    case Type::s16:        \
+      return &H<int16_t>;  \
+    case Type::s32:        \
+      return &H<int32_t>;  \
+    case Type::s64:        \
+      return &H<int64_t>;  \
+    case Type::u16:        \
+    case Type::b16:        \
+      return &H<uint16_t>; \
+    case Type::u32:        \
+    case Type::b32:        \
+      return &H<uint32_t>; \
+    case Type::u64:        \
+    case Type::b64:        \
+      return &H<uint64_t>; \
+    case Type::s8:         \
+      return &H<int8_t>;   \
+    case Type::u8:         \
+    case Type::b8:         \
+      return &H<uint8_t>;  \
+    default:               \
+      return nullptr;      \
   }
 
-#define PICK_NO8(H)                                                                          \
-  switch (in.type) {                                                                         \
-    case Type::s16: return &H<int16_t>;                                                      \
-    case Type::s32: return &H<int32_t>;                                                      \
-    case Type::s64: return &H<int64_t>;                                                      \
-    case Type::u16: case Type::b16: return &H<uint16_t>;                                     \
-    case Type::u32: case Type::b32: return &H<uint32_t>;                                     \
-    case Type::u64: case Type::b64: return &H<uint64_t>;                                     \
-    default: return nullptr;                                                                 \
+#define PICK_NO8(H)        \
+  switch (in.type) {       \
+    case Type::s16:        \
+      return &H<int16_t>;  \
+    case Type::s32:        \
+      return &H<int32_t>;  \
+    case Type::s64:        \
+      return &H<int64_t>;  \
+    case Type::u16:        \
+    case Type::b16:        \
+      return &H<uint16_t>; \
+    case Type::u32:        \
+    case Type::b32:        \
+      return &H<uint32_t>; \
+    case Type::u64:        \
+    case Type::b64:        \
+      return &H<uint64_t>; \
+    default:               \
+      return nullptr;      \
   }
 
-#define PICK_CARRY(H, ...)                                                                   \
-  switch (in.type) {                                                                         \
-    case Type::s32: case Type::u32: case Type::b32: return &H<uint32_t, __VA_ARGS__>;       \
-    case Type::s64: case Type::u64: case Type::b64: return &H<uint64_t, __VA_ARGS__>;       \
-    default: return nullptr;                                                                 \
+#define PICK_CARRY(H, ...)              \
+  switch (in.type) {                    \
+    case Type::s32:                     \
+    case Type::u32:                     \
+    case Type::b32:                     \
+      return &H<uint32_t, __VA_ARGS__>; \
+    case Type::s64:                     \
+    case Type::u64:                     \
+    case Type::b64:                     \
+      return &H<uint64_t, __VA_ARGS__>; \
+    default:                            \
+      return nullptr;                   \
   }
 
 // mad(c).hi with carry: the high half of a signed product differs from the unsigned one.
-#define PICK_CARRY_S(H, ...)                                                                 \
-  switch (in.type) {                                                                         \
-    case Type::s32: return &H<int32_t, __VA_ARGS__>;                                         \
-    case Type::u32: case Type::b32: return &H<uint32_t, __VA_ARGS__>;                        \
-    case Type::s64: return &H<int64_t, __VA_ARGS__>;                                         \
-    case Type::u64: case Type::b64: return &H<uint64_t, __VA_ARGS__>;                        \
-    default: return nullptr;                                                                 \
+#define PICK_CARRY_S(H, ...)            \
+  switch (in.type) {                    \
+    case Type::s32:                     \
+      return &H<int32_t, __VA_ARGS__>;  \
+    case Type::u32:                     \
+    case Type::b32:                     \
+      return &H<uint32_t, __VA_ARGS__>; \
+    case Type::s64:                     \
+      return &H<int64_t, __VA_ARGS__>;  \
+    case Type::u64:                     \
+    case Type::b64:                     \
+      return &H<uint64_t, __VA_ARGS__>; \
+    default:                            \
+      return nullptr;                   \
   }
 
 bool is_int(Type t) {
@@ -551,99 +694,160 @@ Handler select_int(const Instruction& in) {
   switch (in.op) {
     case Op::add:
       if (!is_int(in.type)) return nullptr;
-      if (cc) { PICK_CARRY(h_addc, false, false, true) }
-      if (sat) { if (in.type == Type::s32) return &h_add_sat<int32_t>; return nullptr; }
+      if (cc) {
+        PICK_CARRY(h_addc, false, false, true)
+      }
+      if (sat) {
+        if (in.type == Type::s32) return &h_add_sat<int32_t>;
+        return nullptr;
+      }
       PICK_NO8(h_add)
     case Op::sub:
       if (!is_int(in.type)) return nullptr;
-      if (cc) { PICK_CARRY(h_addc, true, false, true) }
-      if (sat) { if (in.type == Type::s32) return &h_sub_sat<int32_t>; return nullptr; }
+      if (cc) {
+        PICK_CARRY(h_addc, true, false, true)
+      }
+      if (sat) {
+        if (in.type == Type::s32) return &h_sub_sat<int32_t>;
+        return nullptr;
+      }
       PICK_NO8(h_sub)
     case Op::addc:
-      if (cc) { PICK_CARRY(h_addc, false, true, true) }
+      if (cc) {
+        PICK_CARRY(h_addc, false, true, true)
+      }
       PICK_CARRY(h_addc, false, true, false)
     case Op::subc:
-      if (cc) { PICK_CARRY(h_addc, true, true, true) }
+      if (cc) {
+        PICK_CARRY(h_addc, true, true, true)
+      }
       PICK_CARRY(h_addc, true, true, false)
     case Op::mul:
       if (!is_int(in.type)) return nullptr;
       switch (in.mul_mode()) {
-        case MulMode::hi: PICK_NO8(h_mul_hi)
+        case MulMode::hi:
+          PICK_NO8(h_mul_hi)
         case MulMode::wide:
           switch (in.type) {
-            case Type::s16: return &h_mul_wide<int16_t>;
-            case Type::u16: return &h_mul_wide<uint16_t>;
-            case Type::s32: return &h_mul_wide<int32_t>;
-            case Type::u32: return &h_mul_wide<uint32_t>;
-            default: return nullptr;
+            case Type::s16:
+              return &h_mul_wide<int16_t>;
+            case Type::u16:
+              return &h_mul_wide<uint16_t>;
+            case Type::s32:
+              return &h_mul_wide<int32_t>;
+            case Type::u32:
+              return &h_mul_wide<uint32_t>;
+            default:
+              return nullptr;
           }
-        default: PICK_NO8(h_mul_lo)
+        default:
+          PICK_NO8(h_mul_lo)
       }
     case Op::mad:
       if (!is_int(in.type)) return nullptr;
       if (cc) {
-        if (in.mul_mode() == MulMode::hi) { PICK_CARRY_S(h_madc, true, false, true) }
+        if (in.mul_mode() == MulMode::hi) {
+          PICK_CARRY_S(h_madc, true, false, true)
+        }
         PICK_CARRY(h_madc, false, false, true)
       }
       switch (in.mul_mode()) {
         case MulMode::hi:
-          if (sat) { if (in.type == Type::s32) return &h_mad_hi_sat<int32_t>; return nullptr; }
+          if (sat) {
+            if (in.type == Type::s32) return &h_mad_hi_sat<int32_t>;
+            return nullptr;
+          }
           PICK_NO8(h_mad_hi)
         case MulMode::wide:
           switch (in.type) {
-            case Type::s16: return &h_mad_wide<int16_t>;
-            case Type::u16: return &h_mad_wide<uint16_t>;
-            case Type::s32: return &h_mad_wide<int32_t>;
-            case Type::u32: return &h_mad_wide<uint32_t>;
-            default: return nullptr;
+            case Type::s16:
+              return &h_mad_wide<int16_t>;
+            case Type::u16:
+              return &h_mad_wide<uint16_t>;
+            case Type::s32:
+              return &h_mad_wide<int32_t>;
+            case Type::u32:
+              return &h_mad_wide<uint32_t>;
+            default:
+              return nullptr;
           }
-        default: PICK_NO8(h_mad_lo)
+        default:
+          PICK_NO8(h_mad_lo)
       }
     case Op::madc:
       if (in.mul_mode() == MulMode::hi) {
-        if (cc) { PICK_CARRY_S(h_madc, true, true, true) }
+        if (cc) {
+          PICK_CARRY_S(h_madc, true, true, true)
+        }
         PICK_CARRY_S(h_madc, true, true, false)
       }
-      if (cc) { PICK_CARRY(h_madc, false, true, true) }
+      if (cc) {
+        PICK_CARRY(h_madc, false, true, true)
+      }
       PICK_CARRY(h_madc, false, true, false)
     case Op::mul24:
-      if (in.type == Type::s32) return in.mul_mode() == MulMode::hi ? &h_mul24<int32_t, true> : &h_mul24<int32_t, false>;
-      if (in.type == Type::u32) return in.mul_mode() == MulMode::hi ? &h_mul24<uint32_t, true> : &h_mul24<uint32_t, false>;
+      if (in.type == Type::s32)
+        return in.mul_mode() == MulMode::hi ? &h_mul24<int32_t, true> : &h_mul24<int32_t, false>;
+      if (in.type == Type::u32)
+        return in.mul_mode() == MulMode::hi ? &h_mul24<uint32_t, true> : &h_mul24<uint32_t, false>;
       return nullptr;
     case Op::mad24:
       if (in.type == Type::s32 && sat && in.mul_mode() == MulMode::hi) return &h_mad24_hi_sat;
-      if (in.type == Type::s32) return in.mul_mode() == MulMode::hi ? &h_mad24<int32_t, true> : &h_mad24<int32_t, false>;
-      if (in.type == Type::u32) return in.mul_mode() == MulMode::hi ? &h_mad24<uint32_t, true> : &h_mad24<uint32_t, false>;
+      if (in.type == Type::s32)
+        return in.mul_mode() == MulMode::hi ? &h_mad24<int32_t, true> : &h_mad24<int32_t, false>;
+      if (in.type == Type::u32)
+        return in.mul_mode() == MulMode::hi ? &h_mad24<uint32_t, true> : &h_mad24<uint32_t, false>;
       return nullptr;
-    case Op::sad: PICK_NO8(h_sad)
+    case Op::sad:
+      PICK_NO8(h_sad)
     case Op::div:
       if (!is_int(in.type)) return nullptr;
       switch (in.type) {
-        case Type::s16: return &h_div<int16_t, false>;
-        case Type::s32: return &h_div<int32_t, false>;
-        case Type::s64: return &h_div<int64_t, false>;
-        case Type::u16: return &h_div<uint16_t, false>;
-        case Type::u32: return &h_div<uint32_t, false>;
-        case Type::u64: return &h_div<uint64_t, false>;
-        default: return nullptr;
+        case Type::s16:
+          return &h_div<int16_t, false>;
+        case Type::s32:
+          return &h_div<int32_t, false>;
+        case Type::s64:
+          return &h_div<int64_t, false>;
+        case Type::u16:
+          return &h_div<uint16_t, false>;
+        case Type::u32:
+          return &h_div<uint32_t, false>;
+        case Type::u64:
+          return &h_div<uint64_t, false>;
+        default:
+          return nullptr;
       }
     case Op::rem:
       switch (in.type) {
-        case Type::s16: return &h_div<int16_t, true>;
-        case Type::s32: return &h_div<int32_t, true>;
-        case Type::s64: return &h_div<int64_t, true>;
-        case Type::u16: return &h_div<uint16_t, true>;
-        case Type::u32: return &h_div<uint32_t, true>;
-        case Type::u64: return &h_div<uint64_t, true>;
-        default: return nullptr;
+        case Type::s16:
+          return &h_div<int16_t, true>;
+        case Type::s32:
+          return &h_div<int32_t, true>;
+        case Type::s64:
+          return &h_div<int64_t, true>;
+        case Type::u16:
+          return &h_div<uint16_t, true>;
+        case Type::u32:
+          return &h_div<uint32_t, true>;
+        case Type::u64:
+          return &h_div<uint64_t, true>;
+        default:
+          return nullptr;
       }
     case Op::min:
       if (!is_int(in.type)) return nullptr;
-      if (in.has(IF_RELU)) { if (in.type == Type::s32) return &h_min_relu<int32_t>; return nullptr; }
+      if (in.has(IF_RELU)) {
+        if (in.type == Type::s32) return &h_min_relu<int32_t>;
+        return nullptr;
+      }
       PICK_NO8(h_min)
     case Op::max:
       if (!is_int(in.type)) return nullptr;
-      if (in.has(IF_RELU)) { if (in.type == Type::s32) return &h_max_relu<int32_t>; return nullptr; }
+      if (in.has(IF_RELU)) {
+        if (in.type == Type::s32) return &h_max_relu<int32_t>;
+        return nullptr;
+      }
       PICK_NO8(h_max)
     case Op::abs:
       if (!is_int(in.type)) return nullptr;
@@ -663,24 +867,46 @@ Handler select_int(const Instruction& in) {
     case Op::not_:
       if (in.type == Type::pred) return &h_pred_logic<3>;
       PICK_NO8(h_not)
-    case Op::cnot: PICK_NO8(h_cnot)
-    case Op::lop3: return &h_lop3;
+    case Op::cnot:
+      PICK_NO8(h_cnot)
+    case Op::lop3:
+      return &h_lop3;
     case Op::shl:
       switch (in.type) {
-        case Type::b16: case Type::u16: case Type::s16: return &h_shl<uint16_t>;
-        case Type::b32: case Type::u32: case Type::s32: return &h_shl<uint32_t>;
-        case Type::b64: case Type::u64: case Type::s64: return &h_shl<uint64_t>;
-        default: return nullptr;
+        case Type::b16:
+        case Type::u16:
+        case Type::s16:
+          return &h_shl<uint16_t>;
+        case Type::b32:
+        case Type::u32:
+        case Type::s32:
+          return &h_shl<uint32_t>;
+        case Type::b64:
+        case Type::u64:
+        case Type::s64:
+          return &h_shl<uint64_t>;
+        default:
+          return nullptr;
       }
     case Op::shr:
       switch (in.type) {
-        case Type::s16: return &h_shr<int16_t>;
-        case Type::s32: return &h_shr<int32_t>;
-        case Type::s64: return &h_shr<int64_t>;
-        case Type::b16: case Type::u16: return &h_shr<uint16_t>;
-        case Type::b32: case Type::u32: return &h_shr<uint32_t>;
-        case Type::b64: case Type::u64: return &h_shr<uint64_t>;
-        default: return nullptr;
+        case Type::s16:
+          return &h_shr<int16_t>;
+        case Type::s32:
+          return &h_shr<int32_t>;
+        case Type::s64:
+          return &h_shr<int64_t>;
+        case Type::b16:
+        case Type::u16:
+          return &h_shr<uint16_t>;
+        case Type::b32:
+        case Type::u32:
+          return &h_shr<uint32_t>;
+        case Type::b64:
+        case Type::u64:
+          return &h_shr<uint64_t>;
+        default:
+          return nullptr;
       }
     case Op::shf: {
       const bool left = in.has(IF_LEFT), wrap = in.has(IF_WRAP);
@@ -689,56 +915,102 @@ Handler select_int(const Instruction& in) {
     }
     case Op::popc:
       switch (in.type) {
-        case Type::b32: case Type::u32: case Type::s32: return &h_popc<uint32_t>;
-        case Type::b64: case Type::u64: case Type::s64: return &h_popc<uint64_t>;
-        default: return nullptr;
+        case Type::b32:
+        case Type::u32:
+        case Type::s32:
+          return &h_popc<uint32_t>;
+        case Type::b64:
+        case Type::u64:
+        case Type::s64:
+          return &h_popc<uint64_t>;
+        default:
+          return nullptr;
       }
     case Op::clz:
       switch (in.type) {
-        case Type::b32: case Type::u32: case Type::s32: return &h_clz<uint32_t>;
-        case Type::b64: case Type::u64: case Type::s64: return &h_clz<uint64_t>;
-        default: return nullptr;
+        case Type::b32:
+        case Type::u32:
+        case Type::s32:
+          return &h_clz<uint32_t>;
+        case Type::b64:
+        case Type::u64:
+        case Type::s64:
+          return &h_clz<uint64_t>;
+        default:
+          return nullptr;
       }
     case Op::brev:
       switch (in.type) {
-        case Type::b32: case Type::u32: case Type::s32: return &h_brev<uint32_t>;
-        case Type::b64: case Type::u64: case Type::s64: return &h_brev<uint64_t>;
-        default: return nullptr;
+        case Type::b32:
+        case Type::u32:
+        case Type::s32:
+          return &h_brev<uint32_t>;
+        case Type::b64:
+        case Type::u64:
+        case Type::s64:
+          return &h_brev<uint64_t>;
+        default:
+          return nullptr;
       }
     case Op::bfind: {
       const bool sh = in.has(IF_SHIFTAMT);
       switch (in.type) {
-        case Type::u32: return sh ? &h_bfind<uint32_t, true> : &h_bfind<uint32_t, false>;
-        case Type::s32: return sh ? &h_bfind<int32_t, true> : &h_bfind<int32_t, false>;
-        case Type::u64: return sh ? &h_bfind<uint64_t, true> : &h_bfind<uint64_t, false>;
-        case Type::s64: return sh ? &h_bfind<int64_t, true> : &h_bfind<int64_t, false>;
-        default: return nullptr;
+        case Type::u32:
+          return sh ? &h_bfind<uint32_t, true> : &h_bfind<uint32_t, false>;
+        case Type::s32:
+          return sh ? &h_bfind<int32_t, true> : &h_bfind<int32_t, false>;
+        case Type::u64:
+          return sh ? &h_bfind<uint64_t, true> : &h_bfind<uint64_t, false>;
+        case Type::s64:
+          return sh ? &h_bfind<int64_t, true> : &h_bfind<int64_t, false>;
+        default:
+          return nullptr;
       }
     }
     case Op::bfe:
       switch (in.type) {
-        case Type::u32: return &h_bfe<uint32_t>;
-        case Type::s32: return &h_bfe<int32_t>;
-        case Type::u64: return &h_bfe<uint64_t>;
-        case Type::s64: return &h_bfe<int64_t>;
-        default: return nullptr;
+        case Type::u32:
+          return &h_bfe<uint32_t>;
+        case Type::s32:
+          return &h_bfe<int32_t>;
+        case Type::u64:
+          return &h_bfe<uint64_t>;
+        case Type::s64:
+          return &h_bfe<int64_t>;
+        default:
+          return nullptr;
       }
     case Op::bfi:
       switch (in.type) {
-        case Type::b32: case Type::u32: case Type::s32: return &h_bfi<uint32_t>;
-        case Type::b64: case Type::u64: case Type::s64: return &h_bfi<uint64_t>;
-        default: return nullptr;
+        case Type::b32:
+        case Type::u32:
+        case Type::s32:
+          return &h_bfi<uint32_t>;
+        case Type::b64:
+        case Type::u64:
+        case Type::s64:
+          return &h_bfi<uint64_t>;
+        default:
+          return nullptr;
       }
-    case Op::bmsk: return in.has(IF_CLAMP) ? &h_bmsk<true> : &h_bmsk<false>;
+    case Op::bmsk:
+      return in.has(IF_CLAMP) ? &h_bmsk<true> : &h_bmsk<false>;
     case Op::prmt:
       switch (in.sub) {
-        case 0: return &h_prmt<0>;
-        case 1: return &h_prmt<1>;
-        case 2: return &h_prmt<2>;
-        case 3: return &h_prmt<3>;
-        case 4: return &h_prmt<4>;
-        case 5: return &h_prmt<5>;
-        default: return &h_prmt<6>;
+        case 0:
+          return &h_prmt<0>;
+        case 1:
+          return &h_prmt<1>;
+        case 2:
+          return &h_prmt<2>;
+        case 3:
+          return &h_prmt<3>;
+        case 4:
+          return &h_prmt<4>;
+        case 5:
+          return &h_prmt<5>;
+        default:
+          return &h_prmt<6>;
       }
     case Op::dp4a: {
       const bool as = in.type == Type::s32, bs = in.type2 == Type::s32;
@@ -748,7 +1020,8 @@ Handler select_int(const Instruction& in) {
       return &h_dp4a<uint8_t, uint8_t>;
     }
     case Op::dp2a: {
-      const bool as = in.type == Type::s32, bs = in.type2 == Type::s32, hi = in.mul_mode() == MulMode::hi;
+      const bool as = in.type == Type::s32, bs = in.type2 == Type::s32,
+                 hi = in.mul_mode() == MulMode::hi;
       if (as && bs) return hi ? &h_dp2a<int16_t, int8_t, true> : &h_dp2a<int16_t, int8_t, false>;
       if (as) return hi ? &h_dp2a<int16_t, uint8_t, true> : &h_dp2a<int16_t, uint8_t, false>;
       if (bs) return hi ? &h_dp2a<uint16_t, int8_t, true> : &h_dp2a<uint16_t, int8_t, false>;

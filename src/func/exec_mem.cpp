@@ -16,12 +16,18 @@ namespace {
 
 const char* space_str(MemSpace s) {
   switch (s) {
-    case MemSpace::global: return "global";
-    case MemSpace::shared: return "shared";
-    case MemSpace::local: return "local";
-    case MemSpace::const_: return "const";
-    case MemSpace::param: return "param";
-    default: return "?";
+    case MemSpace::global:
+      return "global";
+    case MemSpace::shared:
+      return "shared";
+    case MemSpace::local:
+      return "local";
+    case MemSpace::const_:
+      return "const";
+    case MemSpace::param:
+      return "param";
+    default:
+      return "?";
   }
 }
 
@@ -33,8 +39,9 @@ inline uint64_t lane_addr(const Warp& w, const DInst& d, unsigned l) {
   return a;
 }
 
-[[noreturn]] void fault(const ExecContext& cx, const Warp& w, const DInst& d, unsigned l, bool write,
-                        MemSpace sp, uint64_t a, uint32_t size, const std::string& why) {
+[[noreturn]] void fault(const ExecContext& cx, const Warp& w, const DInst& d, unsigned l,
+                        bool write, MemSpace sp, uint64_t a, uint32_t size,
+                        const std::string& why) {
   guest_fault(cx, w, d, l,
               fmt::format("invalid {} {} of {} bytes at address {:#x}: {}", space_str(sp),
                           write ? "write" : "read", size, a, why));
@@ -42,8 +49,8 @@ inline uint64_t lane_addr(const Warp& w, const DInst& d, unsigned l) {
 
 /// Resolve lane l's access of `size` bytes; returns the host pointer. Records the address.
 template <AddrSpace AS>
-inline uint8_t* resolve(ExecContext& cx, Warp& w, const DInst& d, unsigned l, uint64_t a, uint32_t size,
-                        bool write, MemSpace* out_space) {
+inline uint8_t* resolve(ExecContext& cx, Warp& w, const DInst& d, unsigned l, uint64_t a,
+                        uint32_t size, bool write, MemSpace* out_space) {
   MemSpace sp;
   if constexpr (AS == AddrSpace::generic) {
     if (a - kSharedWindow < kWindowSize) {
@@ -71,7 +78,8 @@ inline uint8_t* resolve(ExecContext& cx, Warp& w, const DInst& d, unsigned l, ui
   }
   if (out_space) *out_space = sp;
   if (a & (size - 1)) [[unlikely]]
-    fault(cx, w, d, l, write, sp, a, size, fmt::format("misaligned (needs {}-byte alignment)", size));
+    fault(cx, w, d, l, write, sp, a, size,
+          fmt::format("misaligned (needs {}-byte alignment)", size));
   if (cx.rec) cx.rec->addr[l] = a;
   switch (sp) {
     case MemSpace::global:
@@ -91,7 +99,8 @@ inline uint8_t* resolve(ExecContext& cx, Warp& w, const DInst& d, unsigned l, ui
     case MemSpace::local: {
       if (a + size > w.local_stride || a + size < a) [[unlikely]]
         fault(cx, w, d, l, write, sp, a, size,
-              fmt::format("outside the thread's {} bytes of local memory (stack overflow?)", w.local_stride));
+              fmt::format("outside the thread's {} bytes of local memory (stack overflow?)",
+                          w.local_stride));
       return w.local + size_t(l) * w.local_stride + a;
     }
     default: {
@@ -154,7 +163,8 @@ void h_ld(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
       if (first == MemSpace::none) first = sp;
       for (unsigned k = 0; k < n && k < dst.count; ++k) {
         const DOp& el = cx.prog->elems[dst.slot + k];
-        if (el.kind == DOp::k_reg) w.R[size_t(el.slot) * kMaxWarpSize + l] = load_elem(p + k * es, es, sx);
+        if (el.kind == DOp::k_reg)
+          w.R[size_t(el.slot) * kMaxWarpSize + l] = load_elem(p + k * es, es, sx);
       }
     });
   }
@@ -181,7 +191,8 @@ void h_st(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   } else {
     uint64_t tmp[8];
     Lanes el[8];
-    for (unsigned k = 0; k < n && k < v.count; ++k) el[k] = src_lanes(w, cx.prog->elems[v.slot + k], tmp[k]);
+    for (unsigned k = 0; k < n && k < v.count; ++k)
+      el[k] = src_lanes(w, cx.prog->elems[v.slot + k], tmp[k]);
     for_lanes(e, [&](unsigned l) {
       MemSpace sp;
       uint8_t* p = resolve<AS>(cx, w, d, l, lane_addr(w, d, l), whole, true, &sp);
@@ -209,18 +220,24 @@ template <typename T, AtomOp OP, bool Ftz>
 inline T atom_apply(T old, T b, T c) {
   if constexpr (OP == AtomOp::add) {
     if constexpr (std::is_floating_point_v<T>) {
-      if constexpr (Ftz) return f32_ftz(T(f32_ftz(old) + f32_ftz(b)));
-      else return T(old + b);
+      if constexpr (Ftz)
+        return f32_ftz(T(f32_ftz(old) + f32_ftz(b)));
+      else
+        return T(old + b);
     } else {
       using UT = std::make_unsigned_t<T>;
       return T(UT(old) + UT(b));
     }
   } else if constexpr (OP == AtomOp::min) {
-    if constexpr (std::is_floating_point_v<T>) return std::fmin(old, b);
-    else return b < old ? b : old;
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fmin(old, b);
+    else
+      return b < old ? b : old;
   } else if constexpr (OP == AtomOp::max) {
-    if constexpr (std::is_floating_point_v<T>) return std::fmax(old, b);
-    else return b > old ? b : old;
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fmax(old, b);
+    else
+      return b > old ? b : old;
   } else if constexpr (OP == AtomOp::and_) {
     return T(old & b);
   } else if constexpr (OP == AtomOp::or_) {
@@ -256,7 +273,8 @@ void h_atom(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
     uint8_t* p = resolve<AS>(cx, w, d, l, lane_addr(w, d, l), sizeof(T), true, &sp);
     if (first == MemSpace::none) first = sp;
     if (sp == MemSpace::const_ || sp == MemSpace::param) [[unlikely]]
-      fault(cx, w, d, l, true, sp, lane_addr(w, d, l), sizeof(T), "atomics need global or shared memory");
+      fault(cx, w, d, l, true, sp, lane_addr(w, d, l), sizeof(T),
+            "atomics need global or shared memory");
     T old;
     std::memcpy(&old, p, sizeof(T));
     const T nv = atom_apply<T, OP, Ftz>(old, from_bits<T>(b[l]), from_bits<T>(c[l]));
@@ -275,52 +293,96 @@ Handler pick_atom(const Instruction& in) {
   switch (op) {
     case AtomOp::add:
       switch (t) {
-        case Type::u32: case Type::s32: A(uint32_t, add, false)
-        case Type::u64: case Type::s64: A(uint64_t, add, false)
-        case Type::f32: if (ftz) { A(float, add, true) } A(float, add, false)
-        case Type::f64: A(double, add, false)
-        default: return nullptr;
+        case Type::u32:
+        case Type::s32:
+          A(uint32_t, add, false)
+        case Type::u64:
+        case Type::s64:
+          A(uint64_t, add, false)
+        case Type::f32:
+          if (ftz) {
+            A(float, add, true)
+          }
+          A(float, add, false)
+        case Type::f64:
+          A(double, add, false)
+        default:
+          return nullptr;
       }
     case AtomOp::min:
       switch (t) {
-        case Type::u32: A(uint32_t, min, false)
-        case Type::s32: A(int32_t, min, false)
-        case Type::u64: A(uint64_t, min, false)
-        case Type::s64: A(int64_t, min, false)
-        case Type::f32: A(float, min, false)
-        case Type::f64: A(double, min, false)
-        default: return nullptr;
+        case Type::u32:
+          A(uint32_t, min, false)
+        case Type::s32:
+          A(int32_t, min, false)
+        case Type::u64:
+          A(uint64_t, min, false)
+        case Type::s64:
+          A(int64_t, min, false)
+        case Type::f32:
+          A(float, min, false)
+        case Type::f64:
+          A(double, min, false)
+        default:
+          return nullptr;
       }
     case AtomOp::max:
       switch (t) {
-        case Type::u32: A(uint32_t, max, false)
-        case Type::s32: A(int32_t, max, false)
-        case Type::u64: A(uint64_t, max, false)
-        case Type::s64: A(int64_t, max, false)
-        case Type::f32: A(float, max, false)
-        case Type::f64: A(double, max, false)
-        default: return nullptr;
+        case Type::u32:
+          A(uint32_t, max, false)
+        case Type::s32:
+          A(int32_t, max, false)
+        case Type::u64:
+          A(uint64_t, max, false)
+        case Type::s64:
+          A(int64_t, max, false)
+        case Type::f32:
+          A(float, max, false)
+        case Type::f64:
+          A(double, max, false)
+        default:
+          return nullptr;
       }
-#define BITS(O)                                                      \
-  switch (type_size(t)) {                                            \
-    case 4: A(uint32_t, O, false)                                    \
-    case 8: A(uint64_t, O, false)                                    \
-    default: return nullptr;                                         \
+#define BITS(O)             \
+  switch (type_size(t)) {   \
+    case 4:                 \
+      A(uint32_t, O, false) \
+    case 8:                 \
+      A(uint64_t, O, false) \
+    default:                \
+      return nullptr;       \
   }
-    case AtomOp::and_: BITS(and_)
-    case AtomOp::or_: BITS(or_)
-    case AtomOp::xor_: BITS(xor_)
-    case AtomOp::exch: BITS(exch)
+    case AtomOp::and_:
+      BITS(and_)
+    case AtomOp::or_:
+      BITS(or_)
+    case AtomOp::xor_:
+      BITS(xor_)
+    case AtomOp::exch:
+      BITS(exch)
     case AtomOp::cas:
       switch (type_size(t)) {
-        case 2: A(uint16_t, cas, false)
-        case 4: A(uint32_t, cas, false)
-        case 8: A(uint64_t, cas, false)
-        default: return nullptr;
+        case 2:
+          A(uint16_t, cas, false)
+        case 4:
+          A(uint32_t, cas, false)
+        case 8:
+          A(uint64_t, cas, false)
+        default:
+          return nullptr;
       }
-    case AtomOp::inc: if (t == Type::u32) { A(uint32_t, inc, false) } return nullptr;
-    case AtomOp::dec: if (t == Type::u32) { A(uint32_t, dec, false) } return nullptr;
-    default: return nullptr;
+    case AtomOp::inc:
+      if (t == Type::u32) {
+        A(uint32_t, inc, false)
+      }
+      return nullptr;
+    case AtomOp::dec:
+      if (t == Type::u32) {
+        A(uint32_t, dec, false)
+      }
+      return nullptr;
+    default:
+      return nullptr;
   }
 #undef BITS
 #undef A
@@ -328,16 +390,24 @@ Handler pick_atom(const Instruction& in) {
 
 // ---- cvta / isspacep ---------------------------------------------------------------------------
 
-template <bool To> void h_cvta(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <bool To>
+void h_cvta(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t;
   Lanes a = src_lanes(w, d.op[1], t);
   uint64_t* D = dst_lanes(w, d.op[0]);
   uint64_t base = 0;
   switch (d.in->space) {
-    case Space::shared: base = kSharedWindow; break;
-    case Space::local: base = kLocalWindow; break;
-    case Space::param: base = kParamWindow; break;
-    default: break;
+    case Space::shared:
+      base = kSharedWindow;
+      break;
+    case Space::local:
+      base = kLocalWindow;
+      break;
+    case Space::param:
+      base = kParamWindow;
+      break;
+    default:
+      break;
   }
   const uint64_t m = low_mask(type_bits(d.in->type));
   for_lanes(e, [&](unsigned l) { D[l] = (To ? a[l] - base : a[l] + base) & m; });
@@ -351,11 +421,21 @@ void h_isspacep(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
     const uint64_t x = a[l];
     bool in;
     switch (d.in->space) {
-      case Space::shared: in = x - kSharedWindow < kWindowSize; break;
-      case Space::local: in = x - kLocalWindow < kWindowSize; break;
-      case Space::param: in = x - kParamWindow < kWindowSize; break;
-      case Space::global: case Space::const_: in = x >= kGlobalBase && x < kGlobalEnd; break;
-      default: in = false;
+      case Space::shared:
+        in = x - kSharedWindow < kWindowSize;
+        break;
+      case Space::local:
+        in = x - kLocalWindow < kWindowSize;
+        break;
+      case Space::param:
+        in = x - kParamWindow < kWindowSize;
+        break;
+      case Space::global:
+      case Space::const_:
+        in = x >= kGlobalBase && x < kGlobalEnd;
+        break;
+      default:
+        in = false;
     }
     if (in) r |= 1u << l;
   });
@@ -376,7 +456,10 @@ inline float unorm(uint64_t v, unsigned bits, bool sgn) {
 
 inline int64_t address_coord(int64_t i, int64_t n, TexAddressMode m, bool& border) {
   switch (m) {
-    case TexAddressMode::wrap: { int64_t r = i % n; return r < 0 ? r + n : r; }
+    case TexAddressMode::wrap: {
+      int64_t r = i % n;
+      return r < 0 ? r + n : r;
+    }
     case TexAddressMode::mirror: {
       int64_t p = i % (2 * n);
       if (p < 0) p += 2 * n;
@@ -385,7 +468,8 @@ inline int64_t address_coord(int64_t i, int64_t n, TexAddressMode m, bool& borde
     case TexAddressMode::border:
       if (i < 0 || i >= n) border = true;
       return std::clamp<int64_t>(i, 0, n - 1);
-    default: return std::clamp<int64_t>(i, 0, n - 1);
+    default:
+      return std::clamp<int64_t>(i, 0, n - 1);
   }
 }
 
@@ -399,9 +483,13 @@ void fetch_texel(ExecContext& cx, const Warp& w, const DInst& d, unsigned l, con
   for (int k = 0; k < 4; ++k) out[k] = 0;
   if (border) return;
   const uint32_t eb = t.elem_bytes();
-  const Addr a = t.base + uint64_t(z) * t.pitch * t.height + uint64_t(y) * t.pitch + uint64_t(x) * eb;
+  const Addr a =
+      t.base + uint64_t(z) * t.pitch * t.height + uint64_t(y) * t.pitch + uint64_t(x) * eb;
   const uint8_t* p = cx.gmem->translate(a, eb);
-  if (!p) guest_fault(cx, w, d, l, fmt::format("texture fetch at {:#x} outside its allocation: {}", a, cx.gmem->describe(a)));
+  if (!p)
+    guest_fault(
+        cx, w, d, l,
+        fmt::format("texture fetch at {:#x} outside its allocation: {}", a, cx.gmem->describe(a)));
   const unsigned cb = t.channel_bits / 8;
   for (unsigned k = 0; k < t.channels && k < 4; ++k) {
     uint64_t v = 0;
@@ -412,7 +500,9 @@ void fetch_texel(ExecContext& cx, const Warp& w, const DInst& d, unsigned l, con
         // half-precision texels
         const uint32_t h = uint32_t(v);
         const uint32_t s = (h >> 15) & 1, e = (h >> 10) & 0x1f, f = h & 0x3ff;
-        double m = e == 0 ? std::ldexp(double(f), -24) : e == 31 ? (f ? NAN : INFINITY) : std::ldexp(double(f | 0x400), int(e) - 25);
+        double m = e == 0    ? std::ldexp(double(f), -24)
+                   : e == 31 ? (f ? NAN : INFINITY)
+                             : std::ldexp(double(f | 0x400), int(e) - 25);
         out[k] = s ? -m : m;
       }
     } else if (t.read_normalized_float && as_float) {
@@ -433,7 +523,9 @@ void h_tex(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const DOp& cv = d.op[2];
   const bool fcoord = in.type2 == Type::f32;
   const bool fresult = in.type == Type::f32;
-  const unsigned ndim = in.geom == Geom::d3 ? 3 : (in.geom == Geom::d2 || in.geom == Geom::a1d) ? 2 : 1;
+  const unsigned ndim = in.geom == Geom::d3                             ? 3
+                        : (in.geom == Geom::d2 || in.geom == Geom::a1d) ? 2
+                                                                        : 1;
   for_lanes(e, [&](unsigned l) {
     const TextureDesc* t = cx.textures ? cx.textures->get(h[l]) : nullptr;
     if (!t) guest_fault(cx, w, d, l, fmt::format("tex: {:#x} is not a live texture object", h[l]));
@@ -467,8 +559,10 @@ void h_tex(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
           for (unsigned dy = 0; dy < ny; ++dy)
             for (unsigned dx = 0; dx < 2; ++dx) {
               double tmp[4];
-              fetch_texel(cx, w, d, l, *t, int64_t(b[0]) + dx, int64_t(b[1]) + dy, int64_t(b[2]) + dz, tmp, true);
-              const double wgt = (dx ? fr[0] : 1 - fr[0]) * (ny > 1 ? (dy ? fr[1] : 1 - fr[1]) : 1) *
+              fetch_texel(cx, w, d, l, *t, int64_t(b[0]) + dx, int64_t(b[1]) + dy,
+                          int64_t(b[2]) + dz, tmp, true);
+              const double wgt = (dx ? fr[0] : 1 - fr[0]) *
+                                 (ny > 1 ? (dy ? fr[1] : 1 - fr[1]) : 1) *
                                  (nz > 1 ? (dz ? fr[2] : 1 - fr[2]) : 1);
               for (int k = 0; k < 4; ++k) out[k] += wgt * tmp[k];
             }
@@ -479,8 +573,10 @@ void h_tex(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
       const DOp& el = cx.prog->elems[dv.slot + k];
       if (el.kind != DOp::k_reg) continue;
       uint64_t bits;
-      if (fresult) bits = bitcast<uint32_t>(float(out[k]));
-      else bits = uint32_t(int64_t(out[k]));
+      if (fresult)
+        bits = bitcast<uint32_t>(float(out[k]));
+      else
+        bits = uint32_t(int64_t(out[k]));
       w.R[size_t(el.slot) * kMaxWarpSize + l] = bits;
     }
   });
@@ -497,10 +593,13 @@ void h_surf(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const DOp& val = Store ? d.op[2] : d.op[0];
   const unsigned es = std::max(1u, type_size(in.type));
   const unsigned n = in.vec;
-  const unsigned ndim = in.geom == Geom::d3 ? 3 : (in.geom == Geom::d2 || in.geom == Geom::a1d) ? 2 : 1;
+  const unsigned ndim = in.geom == Geom::d3                             ? 3
+                        : (in.geom == Geom::d2 || in.geom == Geom::a1d) ? 2
+                                                                        : 1;
   for_lanes(e, [&](unsigned l) {
     const TextureDesc* t = cx.textures ? cx.textures->get(h[l]) : nullptr;
-    if (!t) guest_fault(cx, w, d, l, fmt::format("surface: {:#x} is not a live surface object", h[l]));
+    if (!t)
+      guest_fault(cx, w, d, l, fmt::format("surface: {:#x} is not a live surface object", h[l]));
     int64_t c[3] = {0, 0, 0};
     for (unsigned k = 0; k < ndim && k < cv.count; ++k) {
       uint64_t tt;
@@ -511,12 +610,15 @@ void h_surf(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
     if (xb < 0 || uint64_t(xb) + es * n > t->width * t->elem_bytes() || c[1] < 0 ||
         uint64_t(c[1]) >= t->height || c[2] < 0 || uint64_t(c[2]) >= t->depth) {
       if (in.has(IF_TRAP))
-        guest_fault(cx, w, d, l, fmt::format("surface access out of range at ({}, {}, {})", c[0], c[1], c[2]));
+        guest_fault(cx, w, d, l,
+                    fmt::format("surface access out of range at ({}, {}, {})", c[0], c[1], c[2]));
       return;  // .clamp/.zero: ignore the access
     }
-    const Addr a = t->base + uint64_t(c[2]) * t->pitch * t->height + uint64_t(c[1]) * t->pitch + uint64_t(xb);
+    const Addr a =
+        t->base + uint64_t(c[2]) * t->pitch * t->height + uint64_t(c[1]) * t->pitch + uint64_t(xb);
     uint8_t* p = cx.gmem->translate(a, es * n);
-    if (!p) guest_fault(cx, w, d, l, fmt::format("surface access at {:#x}: {}", a, cx.gmem->describe(a)));
+    if (!p)
+      guest_fault(cx, w, d, l, fmt::format("surface access at {:#x}: {}", a, cx.gmem->describe(a)));
     for (unsigned k = 0; k < n; ++k) {
       const DOp& el = val.kind == DOp::k_vec ? cx.prog->elems[val.slot + k] : val;
       if constexpr (Store) {
@@ -536,49 +638,79 @@ void h_surf(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
 template <template <AddrSpace> class Pick>
 Handler by_space(AddrSpace s) {
   switch (s) {
-    case AddrSpace::global: return Pick<AddrSpace::global>::get();
-    case AddrSpace::shared: return Pick<AddrSpace::shared>::get();
-    case AddrSpace::local: return Pick<AddrSpace::local>::get();
-    case AddrSpace::const_: return Pick<AddrSpace::const_>::get();
-    case AddrSpace::kparam: return Pick<AddrSpace::kparam>::get();
-    default: return Pick<AddrSpace::generic>::get();
+    case AddrSpace::global:
+      return Pick<AddrSpace::global>::get();
+    case AddrSpace::shared:
+      return Pick<AddrSpace::shared>::get();
+    case AddrSpace::local:
+      return Pick<AddrSpace::local>::get();
+    case AddrSpace::const_:
+      return Pick<AddrSpace::const_>::get();
+    case AddrSpace::kparam:
+      return Pick<AddrSpace::kparam>::get();
+    default:
+      return Pick<AddrSpace::generic>::get();
   }
 }
-template <AddrSpace S> struct PickLd { static Handler get() { return &h_ld<S>; } };
-template <AddrSpace S> struct PickSt { static Handler get() { return &h_st<S>; } };
+template <AddrSpace S>
+struct PickLd {
+  static Handler get() { return &h_ld<S>; }
+};
+template <AddrSpace S>
+struct PickSt {
+  static Handler get() { return &h_st<S>; }
+};
 
 }  // namespace
 
 /// Address space of a memory instruction, given how decode resolved its operand.
 Handler select_mem_for(const Instruction& in, AddrSpace as) {
   switch (in.op) {
-    case Op::ld: case Op::ldu: return by_space<PickLd>(as);
-    case Op::st: return by_space<PickSt>(as);
+    case Op::ld:
+    case Op::ldu:
+      return by_space<PickLd>(as);
+    case Op::st:
+      return by_space<PickSt>(as);
     case Op::atom:
       switch (as) {
-        case AddrSpace::global: return pick_atom<AddrSpace::global, true>(in);
-        case AddrSpace::shared: return pick_atom<AddrSpace::shared, true>(in);
-        default: return pick_atom<AddrSpace::generic, true>(in);
+        case AddrSpace::global:
+          return pick_atom<AddrSpace::global, true>(in);
+        case AddrSpace::shared:
+          return pick_atom<AddrSpace::shared, true>(in);
+        default:
+          return pick_atom<AddrSpace::generic, true>(in);
       }
     case Op::red:
       switch (as) {
-        case AddrSpace::global: return pick_atom<AddrSpace::global, false>(in);
-        case AddrSpace::shared: return pick_atom<AddrSpace::shared, false>(in);
-        default: return pick_atom<AddrSpace::generic, false>(in);
+        case AddrSpace::global:
+          return pick_atom<AddrSpace::global, false>(in);
+        case AddrSpace::shared:
+          return pick_atom<AddrSpace::shared, false>(in);
+        default:
+          return pick_atom<AddrSpace::generic, false>(in);
       }
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
 Handler select_mem(const Instruction& in) {
   switch (in.op) {
-    case Op::cvta: return in.has(IF_TO) ? &h_cvta<true> : &h_cvta<false>;
-    case Op::isspacep: return &h_isspacep;
-    case Op::prefetch: case Op::prefetchu: return &h_nop;
-    case Op::tex: return in.vec == 4 || true ? &h_tex : nullptr;
-    case Op::suld: return &h_surf<false>;
-    case Op::sust: return &h_surf<true>;
-    default: return nullptr;
+    case Op::cvta:
+      return in.has(IF_TO) ? &h_cvta<true> : &h_cvta<false>;
+    case Op::isspacep:
+      return &h_isspacep;
+    case Op::prefetch:
+    case Op::prefetchu:
+      return &h_nop;
+    case Op::tex:
+      return in.vec == 4 || true ? &h_tex : nullptr;
+    case Op::suld:
+      return &h_surf<false>;
+    case Op::sust:
+      return &h_surf<true>;
+    default:
+      return nullptr;
   }
 }
 

@@ -9,7 +9,8 @@ namespace {
 
 // ---- mov --------------------------------------------------------------------------------------
 
-template <unsigned Bytes> void h_mov(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <unsigned Bytes>
+void h_mov(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t;
   Lanes a = src_lanes(w, d.op[1], t);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -53,7 +54,8 @@ void h_mov_pack(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
 
 // ---- special registers ------------------------------------------------------------------------
 
-template <Sreg S> void h_sreg(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+template <Sreg S>
+void h_sreg(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   uint64_t* D = dst_lanes(w, d.op[0]);
   const unsigned c = d.op[1].comp;
   const LaunchState& L = *cx.launch;
@@ -61,44 +63,78 @@ template <Sreg S> void h_sreg(ExecContext& cx, Warp& w, const DInst& d, LaneMask
   const uint64_t mask = low_mask(type_bits(d.in->type));
   for_lanes(e, [&](unsigned l) {
     uint64_t v = 0;
-    if constexpr (S == Sreg::tid) v = w.tid[c][l];
-    else if constexpr (S == Sreg::ntid) v = dim(L.block, c);
-    else if constexpr (S == Sreg::ctaid) v = dim(cx.cta->ctaid, c);
-    else if constexpr (S == Sreg::nctaid) v = dim(L.grid, c);
-    else if constexpr (S == Sreg::laneid) v = l;
-    else if constexpr (S == Sreg::warpid) v = w.hw_warp_id;
-    else if constexpr (S == Sreg::nwarpid) v = 64;
-    else if constexpr (S == Sreg::smid) v = cx.cta->sm;
-    else if constexpr (S == Sreg::nsmid) v = L.num_sms;
-    else if constexpr (S == Sreg::gridid) v = L.launch_id;
-    else if constexpr (S == Sreg::lanemask_eq) v = uint32_t(1u << l);
-    else if constexpr (S == Sreg::lanemask_le) v = uint32_t(low_mask(l + 1));
-    else if constexpr (S == Sreg::lanemask_lt) v = uint32_t(low_mask(l));
-    else if constexpr (S == Sreg::lanemask_ge) v = uint32_t(~low_mask(l));
-    else if constexpr (S == Sreg::lanemask_gt) v = uint32_t(~low_mask(l + 1));
-    else if constexpr (S == Sreg::clock) v = uint32_t(cx.cycle);
-    else if constexpr (S == Sreg::clock_hi) v = uint32_t(cx.cycle >> 32);
-    else if constexpr (S == Sreg::clock64) v = cx.cycle;
-    else if constexpr (S == Sreg::globaltimer) v = cx.time_ns;
-    else if constexpr (S == Sreg::globaltimer_lo) v = uint32_t(cx.time_ns);
-    else if constexpr (S == Sreg::globaltimer_hi) v = uint32_t(cx.time_ns >> 32);
-    else if constexpr (S == Sreg::envreg) v = L.envreg[c & 31];
-    else if constexpr (S == Sreg::dynamic_smem_size) v = L.dynamic_shared;
-    else if constexpr (S == Sreg::total_smem_size) v = L.shared_bytes;
-    else if constexpr (S == Sreg::aggr_smem_size) v = L.shared_bytes;
-    else if constexpr (S == Sreg::is_explicit_cluster) v = 0;
-    else if constexpr (S == Sreg::clusterid) v = dim(cx.cta->ctaid, c);
-    else if constexpr (S == Sreg::nclusterid) v = dim(L.grid, c);
-    else if constexpr (S == Sreg::cluster_ctaid) v = 0;
-    else if constexpr (S == Sreg::cluster_nctaid) v = 1;
-    else if constexpr (S == Sreg::cluster_ctarank) v = 0;
-    else if constexpr (S == Sreg::cluster_nctarank) v = 1;
-    else v = 0;
+    if constexpr (S == Sreg::tid)
+      v = w.tid[c][l];
+    else if constexpr (S == Sreg::ntid)
+      v = dim(L.block, c);
+    else if constexpr (S == Sreg::ctaid)
+      v = dim(cx.cta->ctaid, c);
+    else if constexpr (S == Sreg::nctaid)
+      v = dim(L.grid, c);
+    else if constexpr (S == Sreg::laneid)
+      v = l;
+    else if constexpr (S == Sreg::warpid)
+      v = w.hw_warp_id;
+    else if constexpr (S == Sreg::nwarpid)
+      v = 64;
+    else if constexpr (S == Sreg::smid)
+      v = cx.cta->sm;
+    else if constexpr (S == Sreg::nsmid)
+      v = L.num_sms;
+    else if constexpr (S == Sreg::gridid)
+      v = L.launch_id;
+    else if constexpr (S == Sreg::lanemask_eq)
+      v = uint32_t(1u << l);
+    else if constexpr (S == Sreg::lanemask_le)
+      v = uint32_t(low_mask(l + 1));
+    else if constexpr (S == Sreg::lanemask_lt)
+      v = uint32_t(low_mask(l));
+    else if constexpr (S == Sreg::lanemask_ge)
+      v = uint32_t(~low_mask(l));
+    else if constexpr (S == Sreg::lanemask_gt)
+      v = uint32_t(~low_mask(l + 1));
+    else if constexpr (S == Sreg::clock)
+      v = uint32_t(cx.cycle);
+    else if constexpr (S == Sreg::clock_hi)
+      v = uint32_t(cx.cycle >> 32);
+    else if constexpr (S == Sreg::clock64)
+      v = cx.cycle;
+    else if constexpr (S == Sreg::globaltimer)
+      v = cx.time_ns;
+    else if constexpr (S == Sreg::globaltimer_lo)
+      v = uint32_t(cx.time_ns);
+    else if constexpr (S == Sreg::globaltimer_hi)
+      v = uint32_t(cx.time_ns >> 32);
+    else if constexpr (S == Sreg::envreg)
+      v = L.envreg[c & 31];
+    else if constexpr (S == Sreg::dynamic_smem_size)
+      v = L.dynamic_shared;
+    else if constexpr (S == Sreg::total_smem_size)
+      v = L.shared_bytes;
+    else if constexpr (S == Sreg::aggr_smem_size)
+      v = L.shared_bytes;
+    else if constexpr (S == Sreg::is_explicit_cluster)
+      v = 0;
+    else if constexpr (S == Sreg::clusterid)
+      v = dim(cx.cta->ctaid, c);
+    else if constexpr (S == Sreg::nclusterid)
+      v = dim(L.grid, c);
+    else if constexpr (S == Sreg::cluster_ctaid)
+      v = 0;
+    else if constexpr (S == Sreg::cluster_nctaid)
+      v = 1;
+    else if constexpr (S == Sreg::cluster_ctarank)
+      v = 0;
+    else if constexpr (S == Sreg::cluster_nctarank)
+      v = 1;
+    else
+      v = 0;
     D[l] = v & mask;
   });
 }
 
 Handler select_sreg(Sreg s) {
+  // clang-format off
   switch (s) {
 #define S(x) case Sreg::x: return &h_sreg<Sreg::x>;
     S(tid) S(ntid) S(ctaid) S(nctaid) S(laneid) S(warpid) S(nwarpid) S(smid) S(nsmid) S(gridid)
@@ -109,6 +145,7 @@ Handler select_sreg(Sreg s) {
 #undef S
     default: return nullptr;
   }
+  // clang-format on
 }
 
 // ---- comparisons ------------------------------------------------------------------------------
@@ -126,46 +163,76 @@ inline bool compare(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     const bool un = std::isnan(a) || std::isnan(b);
     switch (C) {
-      case Cmp::eq: return !un && a == b;
-      case Cmp::ne: return !un && a != b;
-      case Cmp::lt: return !un && a < b;
-      case Cmp::le: return !un && a <= b;
-      case Cmp::gt: return !un && a > b;
-      case Cmp::ge: return !un && a >= b;
-      case Cmp::equ: return un || a == b;
-      case Cmp::neu: return un || a != b;
-      case Cmp::ltu: return un || a < b;
-      case Cmp::leu: return un || a <= b;
-      case Cmp::gtu: return un || a > b;
-      case Cmp::geu: return un || a >= b;
-      case Cmp::num: return !un;
-      case Cmp::nan: return un;
-      default: return false;
+      case Cmp::eq:
+        return !un && a == b;
+      case Cmp::ne:
+        return !un && a != b;
+      case Cmp::lt:
+        return !un && a < b;
+      case Cmp::le:
+        return !un && a <= b;
+      case Cmp::gt:
+        return !un && a > b;
+      case Cmp::ge:
+        return !un && a >= b;
+      case Cmp::equ:
+        return un || a == b;
+      case Cmp::neu:
+        return un || a != b;
+      case Cmp::ltu:
+        return un || a < b;
+      case Cmp::leu:
+        return un || a <= b;
+      case Cmp::gtu:
+        return un || a > b;
+      case Cmp::geu:
+        return un || a >= b;
+      case Cmp::num:
+        return !un;
+      case Cmp::nan:
+        return un;
+      default:
+        return false;
     }
   } else {
     using UT = std::make_unsigned_t<T>;
     switch (C) {
-      case Cmp::eq: return a == b;
-      case Cmp::ne: return a != b;
-      case Cmp::lt: return a < b;
-      case Cmp::le: return a <= b;
-      case Cmp::gt: return a > b;
-      case Cmp::ge: return a >= b;
-      case Cmp::lo: return UT(a) < UT(b);
-      case Cmp::ls: return UT(a) <= UT(b);
-      case Cmp::hi: return UT(a) > UT(b);
-      case Cmp::hs: return UT(a) >= UT(b);
-      default: return false;
+      case Cmp::eq:
+        return a == b;
+      case Cmp::ne:
+        return a != b;
+      case Cmp::lt:
+        return a < b;
+      case Cmp::le:
+        return a <= b;
+      case Cmp::gt:
+        return a > b;
+      case Cmp::ge:
+        return a >= b;
+      case Cmp::lo:
+        return UT(a) < UT(b);
+      case Cmp::ls:
+        return UT(a) <= UT(b);
+      case Cmp::hi:
+        return UT(a) > UT(b);
+      case Cmp::hs:
+        return UT(a) >= UT(b);
+      default:
+        return false;
     }
   }
 }
 
 inline LaneMask combine(BoolOp op, LaneMask r, LaneMask c) {
   switch (op) {
-    case BoolOp::and_: return r & c;
-    case BoolOp::or_: return r | c;
-    case BoolOp::xor_: return r ^ c;
-    default: return r;
+    case BoolOp::and_:
+      return r & c;
+    case BoolOp::or_:
+      return r | c;
+    case BoolOp::xor_:
+      return r ^ c;
+    default:
+      return r;
   }
 }
 
@@ -175,12 +242,14 @@ LaneMask compare_lanes(Warp& w, const DInst& d, unsigned ia, LaneMask e) {
   Lanes a = src_lanes(w, d.op[ia], t1), b = src_lanes(w, d.op[ia + 1], t2);
   LaneMask r = 0;
   for_lanes(e, [&](unsigned l) {
-    if (compare<T, C>(ftz_if(from_bits<T>(a[l]), Ftz), ftz_if(from_bits<T>(b[l]), Ftz))) r |= 1u << l;
+    if (compare<T, C>(ftz_if(from_bits<T>(a[l]), Ftz), ftz_if(from_bits<T>(b[l]), Ftz)))
+      r |= 1u << l;
   });
   return r;
 }
 
-template <typename T, Cmp C, bool Ftz> void h_setp(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T, Cmp C, bool Ftz>
+void h_setp(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   const bool two = d.in->ndst == 2;
   const unsigned ia = d.in->ndst;
   LaneMask r = compare_lanes<T, C, Ftz>(w, d, ia, e);
@@ -197,7 +266,8 @@ template <typename T, Cmp C, bool Ftz> void h_setp(ExecContext&, Warp& w, const 
   if (two) write_pred(w, d.op[1], ~r, e);
 }
 
-template <typename T, Cmp C, bool Ftz> void h_set(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename T, Cmp C, bool Ftz>
+void h_set(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   LaneMask r = compare_lanes<T, C, Ftz>(w, d, 1, e);
   if (d.in->boolop != BoolOp::none) r = combine(d.in->boolop, r, pred_value(w, d.op[3]));
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -206,18 +276,26 @@ template <typename T, Cmp C, bool Ftz> void h_set(ExecContext&, Warp& w, const D
   for_lanes(e, [&](unsigned l) { D[l] = (r >> l) & 1 ? one : 0; });
 }
 
-template <typename T, Cmp C, bool F> struct SetpH { static Handler get() { return &h_setp<T, C, F>; } };
-template <typename T, Cmp C, bool F> struct SetH { static Handler get() { return &h_set<T, C, F>; } };
+template <typename T, Cmp C, bool F>
+struct SetpH {
+  static Handler get() { return &h_setp<T, C, F>; }
+};
+template <typename T, Cmp C, bool F>
+struct SetH {
+  static Handler get() { return &h_set<T, C, F>; }
+};
 
 template <typename T, template <typename, Cmp, bool> class H>
 Handler pick_cmp(Cmp c, bool ftz) {
+  // clang-format off
 #define C(x) case Cmp::x: return ftz ? H<T, Cmp::x, true>::get() : H<T, Cmp::x, false>::get();
   switch (c) {
-    C(eq) C(ne) C(lt) C(le) C(gt) C(ge) C(lo) C(ls) C(hi) C(hs) C(equ) C(neu) C(ltu) C(leu) C(gtu)
-    C(geu) C(num) C(nan)
+    C(eq) C(ne) C(lt) C(le) C(gt) C(ge) C(lo) C(ls) C(hi) C(hs) C(equ) C(neu) C(ltu) C(leu)
+    C(gtu) C(geu) C(num) C(nan)
     default: return nullptr;
   }
 #undef C
+  // clang-format on
 }
 
 template <template <typename, Cmp, bool> class H>
@@ -226,21 +304,37 @@ Handler pick_cmp_type(Type t, Cmp c, bool ftz) {
                     c == Cmp::gtu || c == Cmp::geu || c == Cmp::num || c == Cmp::nan;
   const bool ucmp = c == Cmp::lo || c == Cmp::ls || c == Cmp::hi || c == Cmp::hs;
   switch (t) {
-    case Type::f32: return ucmp ? nullptr : pick_cmp<float, H>(c, ftz);
-    case Type::f64: return ucmp ? nullptr : pick_cmp<double, H>(c, false);
-    default: break;
+    case Type::f32:
+      return ucmp ? nullptr : pick_cmp<float, H>(c, ftz);
+    case Type::f64:
+      return ucmp ? nullptr : pick_cmp<double, H>(c, false);
+    default:
+      break;
   }
   if (fcmp) return nullptr;
   switch (t) {
-    case Type::s16: return pick_cmp<int16_t, H>(c, false);
-    case Type::s32: return pick_cmp<int32_t, H>(c, false);
-    case Type::s64: return pick_cmp<int64_t, H>(c, false);
-    case Type::u16: case Type::b16: return pick_cmp<uint16_t, H>(c, false);
-    case Type::u32: case Type::b32: return pick_cmp<uint32_t, H>(c, false);
-    case Type::u64: case Type::b64: return pick_cmp<uint64_t, H>(c, false);
-    case Type::s8: return pick_cmp<int8_t, H>(c, false);
-    case Type::u8: case Type::b8: return pick_cmp<uint8_t, H>(c, false);
-    default: return nullptr;
+    case Type::s16:
+      return pick_cmp<int16_t, H>(c, false);
+    case Type::s32:
+      return pick_cmp<int32_t, H>(c, false);
+    case Type::s64:
+      return pick_cmp<int64_t, H>(c, false);
+    case Type::u16:
+    case Type::b16:
+      return pick_cmp<uint16_t, H>(c, false);
+    case Type::u32:
+    case Type::b32:
+      return pick_cmp<uint32_t, H>(c, false);
+    case Type::u64:
+    case Type::b64:
+      return pick_cmp<uint64_t, H>(c, false);
+    case Type::s8:
+      return pick_cmp<int8_t, H>(c, false);
+    case Type::u8:
+    case Type::b8:
+      return pick_cmp<uint8_t, H>(c, false);
+    default:
+      return nullptr;
   }
 }
 
@@ -255,7 +349,8 @@ void h_selp(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   for_lanes(e, [&](unsigned l) { D[l] = ((c >> l) & 1 ? a[l] : b[l]) & m; });
 }
 
-template <typename C> void h_slct(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+template <typename C>
+void h_slct(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t t1, t2, t3;
   Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2), c = src_lanes(w, d.op[3], t3);
   uint64_t* D = dst_lanes(w, d.op[0]);
@@ -278,16 +373,24 @@ Handler select_misc(const Instruction& in) {
       if (in.ops[1].kind == OperandKind::vec) return &h_mov_pack;
       if (in.ops[1].kind == OperandKind::sreg) return select_sreg(in.ops[1].sreg);
       switch (type_size(in.type)) {
-        case 1: return &h_mov<1>;
-        case 2: return &h_mov<2>;
-        case 4: return &h_mov<4>;
-        case 8: return &h_mov<8>;
-        default: return nullptr;
+        case 1:
+          return &h_mov<1>;
+        case 2:
+          return &h_mov<2>;
+        case 4:
+          return &h_mov<4>;
+        case 8:
+          return &h_mov<8>;
+        default:
+          return nullptr;
       }
     }
-    case Op::setp: return pick_cmp_type<SetpH>(in.type, in.cmp, in.has(IF_FTZ));
-    case Op::set: return pick_cmp_type<SetH>(in.type2, in.cmp, in.has(IF_FTZ));
-    case Op::selp: return &h_selp;
+    case Op::setp:
+      return pick_cmp_type<SetpH>(in.type, in.cmp, in.has(IF_FTZ));
+    case Op::set:
+      return pick_cmp_type<SetH>(in.type2, in.cmp, in.has(IF_FTZ));
+    case Op::selp:
+      return &h_selp;
     case Op::slct:
       if (in.type2 == Type::s32) return &h_slct<int32_t>;
       if (in.type2 == Type::f32) return &h_slct<float>;

@@ -22,8 +22,8 @@ using namespace ptx;
 
 static std::string thread_desc(const ExecContext& cx, const Warp& w, unsigned lane) {
   const Dim3& b = cx.cta->ctaid;
-  return fmt::format("block ({},{},{}), thread ({},{},{})", b.x, b.y, b.z, w.tid[0][lane], w.tid[1][lane],
-                     w.tid[2][lane]);
+  return fmt::format("block ({},{},{}), thread ({},{},{})", b.x, b.y, b.z, w.tid[0][lane],
+                     w.tid[1][lane], w.tid[2][lane]);
 }
 
 std::string Program::where(uint32_t pc) const {
@@ -32,11 +32,12 @@ std::string Program::where(uint32_t pc) const {
   const ProgFunction& f = funcs[d.func];
   if (!d.in) return fmt::format("end of {}", f.name);
   const ptx::Function& pf = ir->funcs[f.module_func];
-  return fmt::format("{}:{}: {} (in {}, pc {})", pf.source_file.empty() ? ir->file : pf.source_file, d.in->line,
-                     d.in->text, f.name, pc);
+  return fmt::format("{}:{}: {} (in {}, pc {})", pf.source_file.empty() ? ir->file : pf.source_file,
+                     d.in->line, d.in->text, f.name, pc);
 }
 
-void guest_fault(const ExecContext& cx, const Warp& w, const DInst& d, unsigned lane, const std::string& what) {
+void guest_fault(const ExecContext& cx, const Warp& w, const DInst& d, unsigned lane,
+                 const std::string& what) {
   const uint32_t pc = uint32_t(&d - cx.prog->code.data());
   throw GuestError(fmt::format("{}\n    in kernel {}, {}\n    at {}", what, cx.prog->name,
                                thread_desc(cx, w, lane), cx.prog->where(pc)));
@@ -51,8 +52,10 @@ void warn_div_zero(const ExecContext& cx, const Warp& w, const DInst& d, unsigne
   if (d.warned) return;
   d.warned = true;
   const uint32_t pc = uint32_t(&d - cx.prog->code.data());
-  std::fprintf(stderr, "simtlab: warning: integer division by zero in kernel %s, %s at %s (result is undefined)\n",
-               cx.prog->name.c_str(), thread_desc(cx, w, lane).c_str(), cx.prog->where(pc).c_str());
+  std::fprintf(
+      stderr,
+      "simtlab: warning: integer division by zero in kernel %s, %s at %s (result is undefined)\n",
+      cx.prog->name.c_str(), thread_desc(cx, w, lane).c_str(), cx.prog->where(pc).c_str());
 }
 
 // ---- CTA setup ------------------------------------------------------------------------------
@@ -107,7 +110,8 @@ void init_cta(Cta& cta, const LaunchState& L, Dim3 ctaid, uint32_t linear_id, ui
 
 // ---- SIMT stack -----------------------------------------------------------------------------
 
-void simt_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, LaneMask nt, LaneMask taken) {
+void simt_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, LaneMask nt,
+                  LaneMask taken) {
   SimtEntry& top = w.stack.back();
   if (top.rpc == reconv && !top.call_boundary && w.stack.size() > 1) {
     // The entry below already waits at `reconv` with a superset of these lanes.
@@ -170,12 +174,13 @@ static void barrier_release(ExecContext& cx, Cta& cta, BarrierState& b) {
 static void barrier_check(ExecContext& cx, Cta& cta, BarrierState& b) {
   if (b.arrived_warps == 0) return;
   const uint32_t ws = cx.launch->warp_size;
-  const uint32_t expected = b.expected_threads ? (b.expected_threads + ws - 1) / ws : live_warps(cta);
+  const uint32_t expected =
+      b.expected_threads ? (b.expected_threads + ws - 1) / ws : live_warps(cta);
   if (b.arrived_warps >= expected) barrier_release(cx, cta, b);
 }
 
-void barrier_arrive(ExecContext& cx, Warp& w, const DInst& d, uint32_t id, uint32_t count, bool wait,
-                    const BarrierRed* red) {
+void barrier_arrive(ExecContext& cx, Warp& w, const DInst& d, uint32_t id, uint32_t count,
+                    bool wait, const BarrierRed* red) {
   Cta& cta = *cx.cta;
   BarrierState& b = cta.barriers[id];
   const uint32_t ws = cx.launch->warp_size;
@@ -184,14 +189,16 @@ void barrier_arrive(ExecContext& cx, Warp& w, const DInst& d, uint32_t id, uint3
                 fmt::format("barrier thread count {} is not a multiple of the warp size", count));
   if (b.arrived_warps && b.expected_threads != count)
     guest_fault(cx, w, d, unsigned(__builtin_ctz(w.active())),
-                fmt::format("barrier {} used with different thread counts ({} and {})", id, b.expected_threads, count));
+                fmt::format("barrier {} used with different thread counts ({} and {})", id,
+                            b.expected_threads, count));
   b.expected_threads = count;
   ++b.arrived_warps;
   if (red) {
     b.red_popc += uint32_t(__builtin_popcount(red->pred));
     if ((red->pred & red->lanes) != red->lanes) b.red_and = false;
     if (red->pred) b.red_or = true;
-    b.red_waiters.push_back(BarrierState::Waiter{&w, red->dst.slot, red->dst.kind == DOp::k_pred, red->op});
+    b.red_waiters.push_back(
+        BarrierState::Waiter{&w, red->dst.slot, red->dst.kind == DOp::k_pred, red->op});
     b.red_waiters.back().lanes = red->lanes;
   }
   if (wait) {
@@ -208,15 +215,18 @@ void barrier_recheck(ExecContext& cx, Cta& cta) {
 
 // ---- calls ---------------------------------------------------------------------------------
 
-static inline uint8_t* frame_ptr(ExecContext& cx, Warp& w, const DInst& d, unsigned lane, uint64_t off,
-                                 uint32_t size) {
+static inline uint8_t* frame_ptr(ExecContext& cx, Warp& w, const DInst& d, unsigned lane,
+                                 uint64_t off, uint32_t size) {
   if (off + size > w.local_stride)
-    guest_fault(cx, w, d, lane, fmt::format("call stack overflow: frame needs {} bytes of local memory, the thread has {}",
-                                            off + size, w.local_stride));
+    guest_fault(
+        cx, w, d, lane,
+        fmt::format("call stack overflow: frame needs {} bytes of local memory, the thread has {}",
+                    off + size, w.local_stride));
   return w.local + size_t(lane) * w.local_stride + off;
 }
 
-void call_enter(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, uint32_t callee, LaneMask lanes) {
+void call_enter(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, uint32_t callee,
+                LaneMask lanes) {
   const Program& P = *cx.prog;
   const Frame cur = w.frame();
   const ProgFunction& cf = P.funcs[cur.func];
@@ -228,10 +238,12 @@ void call_enter(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, uin
   f.local_base = uint32_t(align_up(cur.local_base + cf.frame.bytes, 16));
   f.call = &d;
   if (w.frames.size() > 100000)
-    guest_fault(cx, w, d, unsigned(__builtin_ctz(lanes)), "call depth exceeds 100000 (runaway recursion)");
+    guest_fault(cx, w, d, unsigned(__builtin_ctz(lanes)),
+                "call depth exceeds 100000 (runaway recursion)");
   if (uint64_t(f.local_base) + g.frame.bytes > w.local_stride)
     guest_fault(cx, w, d, unsigned(__builtin_ctz(lanes)),
-                fmt::format("call stack overflow calling {}: needs {} bytes of local memory per thread, the limit is {} "
+                fmt::format("call stack overflow calling {}: needs {} bytes of local memory per "
+                            "thread, the limit is {} "
                             "(raise it with cudaDeviceSetLimit(cudaLimitStackSize, ...))",
                             g.name, uint64_t(f.local_base) + g.frame.bytes, w.local_stride));
   const size_t need_regs = (size_t(f.reg_base) + g.nregs) * kMaxWarpSize;
@@ -297,7 +309,8 @@ static void return_from_call(ExecContext& cx, Warp& w, LaneMask m) {
 // ---- device-runtime builtins ---------------------------------------------------------------
 
 /// Read `size` bytes at generic address `a` for lane `l` (printf arguments and strings).
-static bool read_generic(ExecContext& cx, Warp& w, unsigned l, uint64_t a, void* out, uint64_t size) {
+static bool read_generic(ExecContext& cx, Warp& w, unsigned l, uint64_t a, void* out,
+                         uint64_t size) {
   if (a - kSharedWindow < kWindowSize) {
     const uint64_t o = a - kSharedWindow;
     if (o + size > cx.cta->shared.size()) return false;
@@ -322,19 +335,23 @@ static bool read_generic(ExecContext& cx, Warp& w, unsigned l, uint64_t a, void*
   return true;
 }
 
-static std::string read_cstring(ExecContext& cx, Warp& w, const DInst& d, unsigned l, uint64_t a, const char* what) {
+static std::string read_cstring(ExecContext& cx, Warp& w, const DInst& d, unsigned l, uint64_t a,
+                                const char* what) {
   std::string s;
   for (;;) {
     char c;
     if (!read_generic(cx, w, l, a + s.size(), &c, 1))
-      guest_fault(cx, w, d, l, fmt::format("{}: string at {:#x} is not readable device memory", what, a));
+      guest_fault(cx, w, d, l,
+                  fmt::format("{}: string at {:#x} is not readable device memory", what, a));
     if (!c) return s;
     s.push_back(c);
-    if (s.size() > (1 << 20)) guest_fault(cx, w, d, l, fmt::format("{}: unterminated string at {:#x}", what, a));
+    if (s.size() > (1 << 20))
+      guest_fault(cx, w, d, l, fmt::format("{}: unterminated string at {:#x}", what, a));
   }
 }
 
-static uint64_t arg_value(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, size_t k, unsigned l) {
+static uint64_t arg_value(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, size_t k,
+                          unsigned l) {
   const DOp& a = c.args[k];
   if (a.kind == DOp::k_frame) {
     uint64_t x = 0;
@@ -346,7 +363,8 @@ static uint64_t arg_value(ExecContext& cx, Warp& w, const DInst& d, const CallDe
   return src_lanes(w, a, t)[l];
 }
 
-static void set_ret(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, unsigned l, uint64_t v) {
+static void set_ret(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, unsigned l,
+                    uint64_t v) {
   if (c.rets.empty()) return;
   const DOp& r = c.rets[0];
   if (r.kind == DOp::k_frame) {
@@ -369,9 +387,14 @@ void call_builtin(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, L
             fmtstr,
             [&](uint64_t off, void* dst, uint32_t size) {
               if (!read_generic(cx, w, l, aa + off, dst, size))
-                guest_fault(cx, w, d, l, fmt::format("printf: argument buffer at {:#x} is not readable", aa + off));
+                guest_fault(
+                    cx, w, d, l,
+                    fmt::format("printf: argument buffer at {:#x} is not readable", aa + off));
             },
-            [&](uint64_t ptr) { return ptr ? read_cstring(cx, w, d, l, ptr, "printf %s argument") : std::string("(null)"); },
+            [&](uint64_t ptr) {
+              return ptr ? read_cstring(cx, w, d, l, ptr, "printf %s argument")
+                         : std::string("(null)");
+            },
             &nargs);
         if (cx.print) (*cx.print)(out);
         set_ret(cx, w, d, c, l, uint64_t(int64_t(nargs)));
@@ -388,23 +411,30 @@ void call_builtin(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, L
       for_lanes(lanes, [&](unsigned l) {
         const uint64_t p = arg_value(cx, w, d, c, 0, l);
         if (p && (!cx.heap || !cx.heap->free(p)))
-          guest_fault(cx, w, d, l, fmt::format("free({:#x}): not a pointer returned by device malloc", p));
+          guest_fault(cx, w, d, l,
+                      fmt::format("free({:#x}): not a pointer returned by device malloc", p));
       });
       return;
     case CallDesc::Builtin::assertfail: {
       const unsigned l = unsigned(__builtin_ctz(lanes));
-      const std::string msg = read_cstring(cx, w, d, l, arg_value(cx, w, d, c, 0, l), "assert message");
-      const std::string file = read_cstring(cx, w, d, l, arg_value(cx, w, d, c, 1, l), "assert file");
+      const std::string msg =
+          read_cstring(cx, w, d, l, arg_value(cx, w, d, c, 0, l), "assert message");
+      const std::string file =
+          read_cstring(cx, w, d, l, arg_value(cx, w, d, c, 1, l), "assert file");
       const uint32_t line = uint32_t(arg_value(cx, w, d, c, 2, l));
-      const std::string func = read_cstring(cx, w, d, l, arg_value(cx, w, d, c, 3, l), "assert function");
+      const std::string func =
+          read_cstring(cx, w, d, l, arg_value(cx, w, d, c, 3, l), "assert function");
       const Dim3& b = cx.cta->ctaid;
       // Same text as the CUDA device runtime prints.
-      throw GuestAssert(fmt::format("{}:{}: {}: block: [{},{},{}], thread: [{},{},{}] Assertion `{}` failed.", file,
-                                    line, func, b.x, b.y, b.z, w.tid[0][l], w.tid[1][l], w.tid[2][l], msg));
+      throw GuestAssert(
+          fmt::format("{}:{}: {}: block: [{},{},{}], thread: [{},{},{}] Assertion `{}` failed.",
+                      file, line, func, b.x, b.y, b.z, w.tid[0][l], w.tid[1][l], w.tid[2][l], msg));
     }
     default:
-      guest_fault(cx, w, d, unsigned(__builtin_ctz(lanes)),
-                  fmt::format("call to device-runtime function '{}', which simtlab does not implement", c.name));
+      guest_fault(
+          cx, w, d, unsigned(__builtin_ctz(lanes)),
+          fmt::format("call to device-runtime function '{}', which simtlab does not implement",
+                      c.name));
   }
 }
 
@@ -440,7 +470,8 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
   }
 }
 
-void run_cta(ExecContext& cx, Cta& cta, uint64_t max_insts, uint64_t* insts_out, uint64_t* thread_insts_out) {
+void run_cta(ExecContext& cx, Cta& cta, uint64_t max_insts, uint64_t* insts_out,
+             uint64_t* thread_insts_out) {
   cx.cta = &cta;
   constexpr uint64_t kQuantum = 4096;
   uint64_t total = 0, thread_total = 0;
@@ -463,13 +494,15 @@ void run_cta(ExecContext& cx, Cta& cta, uint64_t max_insts, uint64_t* insts_out,
     if (all_done) break;
     if (total > max_insts)
       throw GuestError(fmt::format(
-          "kernel {} block ({},{},{}) did not finish within {} warp instructions (an endless loop, or a spin "
+          "kernel {} block ({},{},{}) did not finish within {} warp instructions (an endless loop, "
+          "or a spin "
           "lock between threads of one warp, which deadlocks under SIMT-stack reconvergence)",
           cx.prog->name, cta.ctaid.x, cta.ctaid.y, cta.ctaid.z, max_insts));
     if (!progress) {
-      std::string s = fmt::format("deadlock in kernel {} block ({},{},{}): every live warp waits at a barrier that can "
-                                  "never complete (barrier inside divergent code?)",
-                                  cx.prog->name, cta.ctaid.x, cta.ctaid.y, cta.ctaid.z);
+      std::string s = fmt::format(
+          "deadlock in kernel {} block ({},{},{}): every live warp waits at a barrier that can "
+          "never complete (barrier inside divergent code?)",
+          cx.prog->name, cta.ctaid.x, cta.ctaid.y, cta.ctaid.z);
       for (auto& wp : cta.warps) {
         const Warp& w = *wp;
         if (w.done()) continue;

@@ -43,8 +43,8 @@ struct BarrierRed {
 };
 
 /// Warp `w` arrives at barrier `id` (count = expected threads, 0 = whole CTA).
-void barrier_arrive(ExecContext& cx, Warp& w, const DInst& d, uint32_t id, uint32_t count, bool wait,
-                    const BarrierRed* red);
+void barrier_arrive(ExecContext& cx, Warp& w, const DInst& d, uint32_t id, uint32_t count,
+                    bool wait, const BarrierRed* red);
 /// A warp left the CTA: complete barriers that were only waiting for it.
 void barrier_recheck(ExecContext& cx, Cta& cta);
 

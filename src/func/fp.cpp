@@ -123,21 +123,31 @@ double f64_fma(double a, double b, double c, Round r) {
 // ---- 16-bit ----------------------------------------------------------------------------------
 
 uint16_t f16_add(uint16_t a, uint16_t b, bool z, bool s) {
-  if (z) return uint16_t(s ? half_add<FmtF16, kHalfFtz | kHalfSat>(a, b) : half_add<FmtF16, kHalfFtz>(a, b));
+  if (z)
+    return uint16_t(s ? half_add<FmtF16, kHalfFtz | kHalfSat>(a, b)
+                      : half_add<FmtF16, kHalfFtz>(a, b));
   return uint16_t(s ? half_add<FmtF16, kHalfSat>(a, b) : half_add<FmtF16, 0>(a, b));
 }
 uint16_t f16_sub(uint16_t a, uint16_t b, bool z, bool s) {
-  if (z) return uint16_t(s ? half_sub<FmtF16, kHalfFtz | kHalfSat>(a, b) : half_sub<FmtF16, kHalfFtz>(a, b));
+  if (z)
+    return uint16_t(s ? half_sub<FmtF16, kHalfFtz | kHalfSat>(a, b)
+                      : half_sub<FmtF16, kHalfFtz>(a, b));
   return uint16_t(s ? half_sub<FmtF16, kHalfSat>(a, b) : half_sub<FmtF16, 0>(a, b));
 }
 uint16_t f16_mul(uint16_t a, uint16_t b, bool z, bool s) {
-  if (z) return uint16_t(s ? half_mul<FmtF16, kHalfFtz | kHalfSat>(a, b) : half_mul<FmtF16, kHalfFtz>(a, b));
+  if (z)
+    return uint16_t(s ? half_mul<FmtF16, kHalfFtz | kHalfSat>(a, b)
+                      : half_mul<FmtF16, kHalfFtz>(a, b));
   return uint16_t(s ? half_mul<FmtF16, kHalfSat>(a, b) : half_mul<FmtF16, 0>(a, b));
 }
 uint16_t f16_fma(uint16_t a, uint16_t b, uint16_t c, bool z, bool s, bool relu) {
   // .sat and .relu are exclusive in the ISA; .relu wins here.
-  if (relu) return uint16_t(z ? half_fma<FmtF16, kHalfFtz | kHalfRelu>(a, b, c) : half_fma<FmtF16, kHalfRelu>(a, b, c));
-  if (z) return uint16_t(s ? half_fma<FmtF16, kHalfFtz | kHalfSat>(a, b, c) : half_fma<FmtF16, kHalfFtz>(a, b, c));
+  if (relu)
+    return uint16_t(z ? half_fma<FmtF16, kHalfFtz | kHalfRelu>(a, b, c)
+                      : half_fma<FmtF16, kHalfRelu>(a, b, c));
+  if (z)
+    return uint16_t(s ? half_fma<FmtF16, kHalfFtz | kHalfSat>(a, b, c)
+                      : half_fma<FmtF16, kHalfFtz>(a, b, c));
   return uint16_t(s ? half_fma<FmtF16, kHalfSat>(a, b, c) : half_fma<FmtF16, 0>(a, b, c));
 }
 uint16_t bf16_add(uint16_t a, uint16_t b) { return uint16_t(half_add<FmtBF16, 0>(a, b)); }
@@ -149,18 +159,32 @@ uint16_t bf16_fma(uint16_t a, uint16_t b, uint16_t c, bool relu) {
 
 // ---- conversions -----------------------------------------------------------------------------
 
-int32_t cvt_f32_to_s32(float v, Round r, bool z) { return float_to_int<int32_t>(z ? ftz(v) : v, r, false); }
-uint32_t cvt_f32_to_u32(float v, Round r, bool z) { return float_to_int<uint32_t>(z ? ftz(v) : v, r, false); }
-int64_t cvt_f32_to_s64(float v, Round r, bool z) { return float_to_int<int64_t>(z ? ftz(v) : v, r, false); }
-uint64_t cvt_f32_to_u64(float v, Round r, bool z) { return float_to_int<uint64_t>(z ? ftz(v) : v, r, false); }
+int32_t cvt_f32_to_s32(float v, Round r, bool z) {
+  return float_to_int<int32_t>(z ? ftz(v) : v, r, false);
+}
+uint32_t cvt_f32_to_u32(float v, Round r, bool z) {
+  return float_to_int<uint32_t>(z ? ftz(v) : v, r, false);
+}
+int64_t cvt_f32_to_s64(float v, Round r, bool z) {
+  return float_to_int<int64_t>(z ? ftz(v) : v, r, false);
+}
+uint64_t cvt_f32_to_u64(float v, Round r, bool z) {
+  return float_to_int<uint64_t>(z ? ftz(v) : v, r, false);
+}
 int32_t cvt_f64_to_s32(double v, Round r) { return float_to_int<int32_t>(v, r, true); }
 uint32_t cvt_f64_to_u32(double v, Round r) { return float_to_int<uint32_t>(v, r, true); }
 int64_t cvt_f64_to_s64(double v, Round r) { return float_to_int<int64_t>(v, r, true); }
 uint64_t cvt_f64_to_u64(double v, Round r) { return float_to_int<uint64_t>(v, r, true); }
-float cvt_u64_to_f32(uint64_t v, Round r) { return f32_of(uint32_t(u64_to_float_bits<FmtF32>(v, r))); }
-float cvt_s64_to_f32(int64_t v, Round r) { return f32_of(uint32_t(s64_to_float_bits<FmtF32>(v, r))); }
+float cvt_u64_to_f32(uint64_t v, Round r) {
+  return f32_of(uint32_t(u64_to_float_bits<FmtF32>(v, r)));
+}
+float cvt_s64_to_f32(int64_t v, Round r) {
+  return f32_of(uint32_t(s64_to_float_bits<FmtF32>(v, r)));
+}
 double cvt_u64_to_f64(uint64_t v, Round r) { return f64_of(u64_to_float_bits<FmtF64>(v, r)); }
 double cvt_s64_to_f64(int64_t v, Round r) { return f64_of(s64_to_float_bits<FmtF64>(v, r)); }
-float cvt_s32_to_f32(int32_t v, Round r) { return f32_of(uint32_t(s64_to_float_bits<FmtF32>(v, r))); }
+float cvt_s32_to_f32(int32_t v, Round r) {
+  return f32_of(uint32_t(s64_to_float_bits<FmtF32>(v, r)));
+}
 
 }  // namespace simtlab::func::fp

@@ -46,11 +46,11 @@ inline double f64_of(uint64_t b) { return std::bit_cast<double>(b); }
 
 // ---- canonical NaNs and special encodings ----------------------------------------------------
 
-inline constexpr uint32_t kNaN32 = 0x7fffffffu;             // PTX f32 canonical NaN
-inline constexpr uint64_t kNaN64 = 0xfff8000000000000ull;   // generated f64 NaN (CUDART_NAN)
+inline constexpr uint32_t kNaN32 = 0x7fffffffu;                  // PTX f32 canonical NaN
+inline constexpr uint64_t kNaN64 = 0xfff8000000000000ull;        // generated f64 NaN (CUDART_NAN)
 inline constexpr uint64_t kNaN64Approx = 0x7fffffff00000000ull;  // rcp/rsqrt.approx.ftz.f64
-inline constexpr uint16_t kNaN16 = 0x7fff;                  // f16 and bf16 canonical NaN
-inline constexpr uint16_t kOobNaN16 = 0x7fff;               // fma.oob "OOB NaN" (16-bit types)
+inline constexpr uint16_t kNaN16 = 0x7fff;                       // f16 and bf16 canonical NaN
+inline constexpr uint16_t kOobNaN16 = 0x7fff;                    // fma.oob "OOB NaN" (16-bit types)
 inline constexpr uint32_t kSign32 = 0x80000000u;
 inline constexpr uint64_t kSign64 = 0x8000000000000000ull;
 
@@ -58,23 +58,57 @@ inline constexpr uint64_t kSign64 = 0x8000000000000000ull;
 // M: explicit mantissa bits, E: exponent bits. `ieee`: the all-ones exponent encodes Inf/NaN;
 // otherwise (e4m3) only S.1111.111 is NaN and there is no infinity. `nan`: canonical NaN.
 
-struct FmtF64 { static constexpr int M = 52, E = 11, bias = 1023; static constexpr bool ieee = true; static constexpr uint64_t nan = kNaN64; };
-struct FmtF32 { static constexpr int M = 23, E = 8, bias = 127; static constexpr bool ieee = true; static constexpr uint64_t nan = kNaN32; };
-struct FmtF16 { static constexpr int M = 10, E = 5, bias = 15; static constexpr bool ieee = true; static constexpr uint64_t nan = kNaN16; };
-struct FmtBF16 { static constexpr int M = 7, E = 8, bias = 127; static constexpr bool ieee = true; static constexpr uint64_t nan = kNaN16; };
+struct FmtF64 {
+  static constexpr int M = 52, E = 11, bias = 1023;
+  static constexpr bool ieee = true;
+  static constexpr uint64_t nan = kNaN64;
+};
+struct FmtF32 {
+  static constexpr int M = 23, E = 8, bias = 127;
+  static constexpr bool ieee = true;
+  static constexpr uint64_t nan = kNaN32;
+};
+struct FmtF16 {
+  static constexpr int M = 10, E = 5, bias = 15;
+  static constexpr bool ieee = true;
+  static constexpr uint64_t nan = kNaN16;
+};
+struct FmtBF16 {
+  static constexpr int M = 7, E = 8, bias = 127;
+  static constexpr bool ieee = true;
+  static constexpr uint64_t nan = kNaN16;
+};
 /// TF32 as a 19-bit format (sign, 8 exponent, 10 mantissa); stored in a .b32 register as the
 /// f32 bit pattern with the 13 low mantissa bits zero (tf32_to_reg).
-struct FmtTF32 { static constexpr int M = 10, E = 8, bias = 127; static constexpr bool ieee = true; static constexpr uint64_t nan = 0x7fffe000u >> 13; };
-struct FmtE4M3 { static constexpr int M = 3, E = 4, bias = 7; static constexpr bool ieee = false; static constexpr uint64_t nan = 0x7f; };
-struct FmtE5M2 { static constexpr int M = 2, E = 5, bias = 15; static constexpr bool ieee = true; static constexpr uint64_t nan = 0x7f; };
+struct FmtTF32 {
+  static constexpr int M = 10, E = 8, bias = 127;
+  static constexpr bool ieee = true;
+  static constexpr uint64_t nan = 0x7fffe000u >> 13;
+};
+struct FmtE4M3 {
+  static constexpr int M = 3, E = 4, bias = 7;
+  static constexpr bool ieee = false;
+  static constexpr uint64_t nan = 0x7f;
+};
+struct FmtE5M2 {
+  static constexpr int M = 2, E = 5, bias = 15;
+  static constexpr bool ieee = true;
+  static constexpr uint64_t nan = 0x7f;
+};
 
-template <class F> inline constexpr uint64_t kSignBit = uint64_t(1) << (F::M + F::E);
-template <class F> inline constexpr uint64_t kMagMask = kSignBit<F> - 1;
-template <class F> inline constexpr uint64_t kExpMask = ((uint64_t(1) << F::E) - 1) << F::M;
-template <class F> inline constexpr uint64_t kInfBits = F::ieee ? kExpMask<F> : F::nan;
 template <class F>
-inline constexpr uint64_t kMaxFinite = F::ieee ? kExpMask<F> - 1 : kExpMask<F> | ((uint64_t(1) << F::M) - 2);
-template <class F> inline constexpr uint64_t kOneBits = uint64_t(F::bias) << F::M;
+inline constexpr uint64_t kSignBit = uint64_t(1) << (F::M + F::E);
+template <class F>
+inline constexpr uint64_t kMagMask = kSignBit<F> - 1;
+template <class F>
+inline constexpr uint64_t kExpMask = ((uint64_t(1) << F::E) - 1) << F::M;
+template <class F>
+inline constexpr uint64_t kInfBits = F::ieee ? kExpMask<F> : F::nan;
+template <class F>
+inline constexpr uint64_t kMaxFinite = F::ieee ? kExpMask<F> - 1
+                                               : kExpMask<F> | ((uint64_t(1) << F::M) - 2);
+template <class F>
+inline constexpr uint64_t kOneBits = uint64_t(F::bias) << F::M;
 
 template <class F>
 inline constexpr bool is_nan_bits(uint64_t b) {
@@ -108,10 +142,14 @@ inline double decode(uint64_t b) {
   const uint64_t e = (b & kExpMask<F>) >> F::M;
   const uint64_t m = b & ((uint64_t(1) << F::M) - 1);
   double v;
-  if (is_nan_bits<F>(b)) v = std::numeric_limits<double>::quiet_NaN();
-  else if (is_inf_bits<F>(b)) v = std::numeric_limits<double>::infinity();
-  else if (e == 0) v = double(m) * pow2(1 - F::bias - F::M);
-  else v = double(m | (uint64_t(1) << F::M)) * pow2(int(e) - F::bias - F::M);
+  if (is_nan_bits<F>(b))
+    v = std::numeric_limits<double>::quiet_NaN();
+  else if (is_inf_bits<F>(b))
+    v = std::numeric_limits<double>::infinity();
+  else if (e == 0)
+    v = double(m) * pow2(1 - F::bias - F::M);
+  else
+    v = double(m | (uint64_t(1) << F::M)) * pow2(int(e) - F::bias - F::M);
   return (b & kSignBit<F>) ? -v : v;
 }
 
@@ -131,8 +169,10 @@ SIMTLAB_FP_INLINE float bf16_to_f32(uint16_t h) { return f32_of(uint32_t(h) << 1
 /// Value of a 16-bit float (F = FmtF16 or FmtBF16) as float (exact).
 template <class F>
 SIMTLAB_FP_INLINE float half_to_float(uint16_t h) {
-  if constexpr (std::is_same_v<F, FmtF16>) return f16_to_f32(h);
-  else return bf16_to_f32(h);
+  if constexpr (std::is_same_v<F, FmtF16>)
+    return f16_to_f32(h);
+  else
+    return bf16_to_f32(h);
 }
 
 // ---- exact rounding to a format --------------------------------------------------------------
@@ -171,11 +211,21 @@ inline uint64_t round_pack(bool neg, uint64_t sig, int exp, bool sticky, Round r
   }
   bool inc = false;
   switch (r) {
-    case Round::rn: inc = rb && (sticky || (kept & 1)); break;
-    case Round::rna: inc = rb; break;
-    case Round::rz: inc = false; break;
-    case Round::rm: inc = neg && (rb || sticky); break;
-    case Round::rp: inc = !neg && (rb || sticky); break;
+    case Round::rn:
+      inc = rb && (sticky || (kept & 1));
+      break;
+    case Round::rna:
+      inc = rb;
+      break;
+    case Round::rz:
+      inc = false;
+      break;
+    case Round::rm:
+      inc = neg && (rb || sticky);
+      break;
+    case Round::rp:
+      inc = !neg && (rb || sticky);
+      break;
   }
   kept += inc;
   const int64_t biased = int64_t(e_q) + F::bias;  // >= 1; subnormals use biased == 1
@@ -187,10 +237,14 @@ inline uint64_t round_pack(bool neg, uint64_t sig, int exp, bool sticky, Round r
   if (satfinite) return sign | kMaxFinite<F>;
   if (!F::ieee) return F::nan;
   switch (r) {
-    case Round::rz: return sign | kMaxFinite<F>;
-    case Round::rm: return neg ? sign | kInfBits<F> : kMaxFinite<F>;
-    case Round::rp: return neg ? sign | kMaxFinite<F> : kInfBits<F>;
-    default: return sign | kInfBits<F>;
+    case Round::rz:
+      return sign | kMaxFinite<F>;
+    case Round::rm:
+      return neg ? sign | kInfBits<F> : kMaxFinite<F>;
+    case Round::rp:
+      return neg ? sign | kMaxFinite<F> : kInfBits<F>;
+    default:
+      return sign | kInfBits<F>;
   }
 }
 
@@ -267,12 +321,22 @@ template <class F, class T>
 inline uint64_t encode_half(T v, Round r) {
   return r == Round::rn ? encode_rn<F>(double(v)) : encode<F>(v, r);
 }
-inline uint16_t f32_to_f16(float v, Round r = Round::rn) { return uint16_t(encode_half<FmtF16>(v, r)); }
-inline uint16_t f64_to_f16(double v, Round r = Round::rn) { return uint16_t(encode_half<FmtF16>(v, r)); }
-inline uint16_t f32_to_bf16(float v, Round r = Round::rn) { return uint16_t(encode_half<FmtBF16>(v, r)); }
-inline uint16_t f64_to_bf16(double v, Round r = Round::rn) { return uint16_t(encode_half<FmtBF16>(v, r)); }
+inline uint16_t f32_to_f16(float v, Round r = Round::rn) {
+  return uint16_t(encode_half<FmtF16>(v, r));
+}
+inline uint16_t f64_to_f16(double v, Round r = Round::rn) {
+  return uint16_t(encode_half<FmtF16>(v, r));
+}
+inline uint16_t f32_to_bf16(float v, Round r = Round::rn) {
+  return uint16_t(encode_half<FmtBF16>(v, r));
+}
+inline uint16_t f64_to_bf16(double v, Round r = Round::rn) {
+  return uint16_t(encode_half<FmtBF16>(v, r));
+}
 /// f64 -> f32 with any rounding (exact software rounding; NaN -> kNaN32).
-inline float f64_to_f32(double v, Round r = Round::rn) { return f32_of(uint32_t(encode<FmtF32>(v, r))); }
+inline float f64_to_f32(double v, Round r = Round::rn) {
+  return f32_of(uint32_t(encode<FmtF32>(v, r)));
+}
 /// tf32 result as stored in a .b32 register.
 inline uint32_t tf32_to_reg(uint64_t tf32bits) { return uint32_t(tf32bits << 13); }
 /// f32 -> tf32 (as stored in a register). rna/rn/rz round in place on the f32 bit pattern
@@ -283,8 +347,10 @@ inline uint32_t f32_to_tf32(float v, Round r, bool satfinite = false) {
   if (mag > 0x7f800000u) return 0x7fffe000u;  // NaN
   if (r == Round::rm || r == Round::rp) return tf32_to_reg(encode<FmtTF32>(v, r, satfinite));
   if (mag == 0x7f800000u) return satfinite ? (b & kSign32) | 0x7f7fe000u : b;
-  if (r == Round::rna) b += 0x1000u;
-  else if (r == Round::rn) b += 0xfffu + ((b >> 13) & 1);
+  if (r == Round::rna)
+    b += 0x1000u;
+  else if (r == Round::rn)
+    b += 0xfffu + ((b >> 13) & 1);
   b &= 0xffffe000u;
   if (satfinite && (b & 0x7fffffffu) == 0x7f800000u) b = (b & kSign32) | 0x7f7fe000u;
   return b;
@@ -315,8 +381,8 @@ inline bool is_subnormal(float x) { return is_subnormal_bits<FmtF32>(bits_of(x))
 
 /// .sat on f32: clamp to [+0.0, 1.0]; NaN and -0.0 give +0.0.
 inline uint32_t sat01_bits32(uint32_t b) {
-  if (b & kSign32) return 0;                          // negatives, -0.0 and negative NaNs
-  if (b > 0x7f800000u) return 0;                      // positive NaNs
+  if (b & kSign32) return 0;      // negatives, -0.0 and negative NaNs
+  if (b > 0x7f800000u) return 0;  // positive NaNs
   return b > 0x3f800000u ? 0x3f800000u : b;
 }
 inline double sat01(double v) {
@@ -340,10 +406,14 @@ inline uint64_t relu_bits(uint64_t b) {
 
 inline int fe_mode(Round r) {
   switch (r) {
-    case Round::rz: return FE_TOWARDZERO;
-    case Round::rm: return FE_DOWNWARD;
-    case Round::rp: return FE_UPWARD;
-    default: return FE_TONEAREST;
+    case Round::rz:
+      return FE_TOWARDZERO;
+    case Round::rm:
+      return FE_DOWNWARD;
+    case Round::rp:
+      return FE_UPWARD;
+    default:
+      return FE_TONEAREST;
   }
 }
 
@@ -394,13 +464,48 @@ inline uint64_t nan64(double a, double b = 0.0, double c = 0.0) {
 }
 
 // The operations. `f` works for float and double in the current rounding mode.
-struct OpAdd { template <class T> static T f(T a, T b) { return a + b; } };
-struct OpSub { template <class T> static T f(T a, T b) { return a - b; } };
-struct OpMul { template <class T> static T f(T a, T b) { return a * b; } };
-struct OpDiv { template <class T> static T f(T a, T b) { return a / b; } };
-struct OpFma { template <class T> static T f(T a, T b, T c) { return std::fma(a, b, c); } };
-struct OpRcp { template <class T> static T f(T a) { return T(1) / a; } };
-struct OpSqrt { template <class T> static T f(T a) { return std::sqrt(a); } };
+struct OpAdd {
+  template <class T>
+  static T f(T a, T b) {
+    return a + b;
+  }
+};
+struct OpSub {
+  template <class T>
+  static T f(T a, T b) {
+    return a - b;
+  }
+};
+struct OpMul {
+  template <class T>
+  static T f(T a, T b) {
+    return a * b;
+  }
+};
+struct OpDiv {
+  template <class T>
+  static T f(T a, T b) {
+    return a / b;
+  }
+};
+struct OpFma {
+  template <class T>
+  static T f(T a, T b, T c) {
+    return std::fma(a, b, c);
+  }
+};
+struct OpRcp {
+  template <class T>
+  static T f(T a) {
+    return T(1) / a;
+  }
+};
+struct OpSqrt {
+  template <class T>
+  static T f(T a) {
+    return std::sqrt(a);
+  }
+};
 
 // ---- approximate f32 functions (PTX .approx; results within the ISA's error bounds) ----------
 
@@ -438,11 +543,28 @@ inline uint64_t approx_ftz_f64(uint64_t a) {
 // ---- min / max -----------------------------------------------------------------------------
 
 /// Value-level view of a format for min/max/testp on raw bits.
-template <class F> struct MinMaxTraits;
-template <> struct MinMaxTraits<FmtF32> { static float val(uint64_t b) { return f32_of(uint32_t(b)); } static constexpr uint64_t nan = kNaN32; };
-template <> struct MinMaxTraits<FmtF64> { static double val(uint64_t b) { return f64_of(b); } static constexpr uint64_t nan = kNaN64; };
-template <> struct MinMaxTraits<FmtF16> { static float val(uint64_t b) { return f16_to_f32(uint16_t(b)); } static constexpr uint64_t nan = kNaN16; };
-template <> struct MinMaxTraits<FmtBF16> { static float val(uint64_t b) { return bf16_to_f32(uint16_t(b)); } static constexpr uint64_t nan = kNaN16; };
+template <class F>
+struct MinMaxTraits;
+template <>
+struct MinMaxTraits<FmtF32> {
+  static float val(uint64_t b) { return f32_of(uint32_t(b)); }
+  static constexpr uint64_t nan = kNaN32;
+};
+template <>
+struct MinMaxTraits<FmtF64> {
+  static double val(uint64_t b) { return f64_of(b); }
+  static constexpr uint64_t nan = kNaN64;
+};
+template <>
+struct MinMaxTraits<FmtF16> {
+  static float val(uint64_t b) { return f16_to_f32(uint16_t(b)); }
+  static constexpr uint64_t nan = kNaN16;
+};
+template <>
+struct MinMaxTraits<FmtBF16> {
+  static float val(uint64_t b) { return bf16_to_f32(uint16_t(b)); }
+  static constexpr uint64_t nan = kNaN16;
+};
 
 /// One min/max step on encodings (already flushed/abs'ed): NaN rules of min_num/min_nan,
 /// -0.0 < +0.0.
@@ -496,12 +618,18 @@ enum class TestP : uint8_t { finite = 1, infinite, number, notanumber, normal, s
 template <class F>
 inline bool testp_bits(TestP m, uint64_t b) {
   switch (m) {
-    case TestP::finite: return (b & kExpMask<F>) != kExpMask<F>;
-    case TestP::infinite: return is_inf_bits<F>(b);
-    case TestP::number: return !is_nan_bits<F>(b);
-    case TestP::notanumber: return is_nan_bits<F>(b);
-    case TestP::normal: return (b & kExpMask<F>) != kExpMask<F> && !is_subnormal_bits<F>(b);
-    case TestP::subnormal: return is_subnormal_bits<F>(b);
+    case TestP::finite:
+      return (b & kExpMask<F>) != kExpMask<F>;
+    case TestP::infinite:
+      return is_inf_bits<F>(b);
+    case TestP::number:
+      return !is_nan_bits<F>(b);
+    case TestP::notanumber:
+      return is_nan_bits<F>(b);
+    case TestP::normal:
+      return (b & kExpMask<F>) != kExpMask<F> && !is_subnormal_bits<F>(b);
+    case TestP::subnormal:
+      return is_subnormal_bits<F>(b);
   }
   return false;
 }
@@ -540,7 +668,7 @@ SIMTLAB_FP_INLINE uint64_t half_add(uint64_t a, uint64_t b) {
 }
 template <class F, unsigned MODS>
 inline uint64_t half_sub(uint64_t a, uint64_t b) {
-  return half_add<F, MODS>(a, (b ^ kSignBit<F>) & 0xffff);
+  return half_add<F, MODS>(a, (b ^ kSignBit<F>)&0xffff);
 }
 template <class F, unsigned MODS>
 SIMTLAB_FP_INLINE uint64_t half_mul(uint64_t a, uint64_t b) {
@@ -549,7 +677,8 @@ SIMTLAB_FP_INLINE uint64_t half_mul(uint64_t a, uint64_t b) {
 template <class F, unsigned MODS>
 SIMTLAB_FP_INLINE uint64_t half_fma(uint64_t a, uint64_t b, uint64_t c) {
   if constexpr ((MODS & kHalfOob) != 0) {
-    if ((a & 0xffff) == kOobNaN16 || (b & 0xffff) == kOobNaN16 || (c & 0xffff) == kOobNaN16) return 0;
+    if ((a & 0xffff) == kOobNaN16 || (b & 0xffff) == kOobNaN16 || (c & 0xffff) == kOobNaN16)
+      return 0;
   }
   const double p = half_in<F, MODS>(a) * half_in<F, MODS>(b);  // exact
   const double z = half_in<F, MODS>(c);
@@ -592,10 +721,14 @@ inline uint64_t half_tanh(uint64_t a) {
 /// Rounds v to an integral value (v finite or not; exact in double, no FPU mode dependence).
 inline double round_integral(double v, Round r) {
   switch (r) {
-    case Round::rz: return std::trunc(v);
-    case Round::rm: return std::floor(v);
-    case Round::rp: return std::ceil(v);
-    case Round::rna: return std::round(v);
+    case Round::rz:
+      return std::trunc(v);
+    case Round::rm:
+      return std::floor(v);
+    case Round::rp:
+      return std::ceil(v);
+    case Round::rna:
+      return std::round(v);
     case Round::rn: {
       const double t = std::trunc(v);
       const double diff = v - t;  // exact
@@ -685,7 +818,8 @@ double f64_sqrt(double a, Round r = Round::rn);
 uint16_t f16_add(uint16_t a, uint16_t b, bool ftz = false, bool sat = false);
 uint16_t f16_sub(uint16_t a, uint16_t b, bool ftz = false, bool sat = false);
 uint16_t f16_mul(uint16_t a, uint16_t b, bool ftz = false, bool sat = false);
-uint16_t f16_fma(uint16_t a, uint16_t b, uint16_t c, bool ftz = false, bool sat = false, bool relu = false);
+uint16_t f16_fma(uint16_t a, uint16_t b, uint16_t c, bool ftz = false, bool sat = false,
+                 bool relu = false);
 uint16_t bf16_add(uint16_t a, uint16_t b);
 uint16_t bf16_sub(uint16_t a, uint16_t b);
 uint16_t bf16_mul(uint16_t a, uint16_t b);

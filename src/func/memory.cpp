@@ -16,7 +16,8 @@ constexpr uint64_t kMmapThreshold = 1 << 20;
 
 uint8_t* backing_alloc(uint64_t size) {
   if (size >= kMmapThreshold) {
-    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
   }
   return static_cast<uint8_t*>(std::calloc(1, size ? size : 1));
@@ -24,8 +25,10 @@ uint8_t* backing_alloc(uint64_t size) {
 
 void backing_free(uint8_t* p, uint64_t size) {
   if (!p) return;
-  if (size >= kMmapThreshold) munmap(p, size);
-  else std::free(p);
+  if (size >= kMmapThreshold)
+    munmap(p, size);
+  else
+    std::free(p);
 }
 }  // namespace
 
@@ -106,8 +109,8 @@ uint8_t* GlobalMemory::translate_slow(Addr addr, uint64_t size) {
 
 std::string GlobalMemory::describe(Addr addr) const {
   if (const Allocation* a = find(addr))
-    return fmt::format("{} bytes into a {}-byte allocation at {:#x}{}", addr - a->base, a->size, a->base,
-                       a->label.empty() ? "" : " ('" + a->label + "')");
+    return fmt::format("{} bytes into a {}-byte allocation at {:#x}{}", addr - a->base, a->size,
+                       a->base, a->label.empty() ? "" : " ('" + a->label + "')");
   if (addr < kGlobalBase || addr >= kGlobalEnd) {
     if (addr - kSharedWindow < 3 * kWindowSize)
       return "a generic shared/local/param-window address, not global memory";
@@ -121,7 +124,8 @@ std::string GlobalMemory::describe(Addr addr) const {
                      addr - (p->second.base + p->second.size), p->second.size, p->second.base,
                      p->second.label.empty() ? "" : " ('" + p->second.label + "')");
   } else if (it != allocs_.end()) {
-    s += fmt::format("; {} bytes before the allocation at {:#x}", it->second.base - addr, it->second.base);
+    s += fmt::format("; {} bytes before the allocation at {:#x}", it->second.base - addr,
+                     it->second.base);
   }
   return s;
 }

@@ -66,7 +66,8 @@ class GlobalMemory {
   bool release(Addr base);
   /// Host pointer for [addr, addr+size) if it lies entirely inside one live allocation.
   uint8_t* translate(Addr addr, uint64_t size) {
-    if (last_ && addr >= last_->base && addr + size <= last_->base + last_->size && addr + size >= addr)
+    if (last_ && addr >= last_->base && addr + size <= last_->base + last_->size &&
+        addr + size >= addr)
       return last_->data + (addr - last_->base);
     return translate_slow(addr, size);
   }

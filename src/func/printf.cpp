@@ -52,7 +52,8 @@ std::string format_device_printf(const std::string& f,
     int longs = 0;
     bool half = false;
     while (j < f.size() && std::strchr("hlLqjzt", f[j])) {
-      if (f[j] == 'l' || f[j] == 'q' || f[j] == 'j' || f[j] == 'z' || f[j] == 't' || f[j] == 'L') ++longs;
+      if (f[j] == 'l' || f[j] == 'q' || f[j] == 'j' || f[j] == 'z' || f[j] == 't' || f[j] == 'L')
+        ++longs;
       if (f[j] == 'h') half = true;
       ++j;
     }
@@ -63,13 +64,17 @@ std::string format_device_printf(const std::string& f,
     const char conv = f[j++];
     char buf[512];
     switch (conv) {
-      case 'd': case 'i': {
+      case 'd':
+      case 'i': {
         const int64_t v = longs ? int64_t(take(8)) : int64_t(int32_t(take(4)));
         std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), (long long)v);
         out += buf;
         break;
       }
-      case 'u': case 'x': case 'X': case 'o': {
+      case 'u':
+      case 'x':
+      case 'X':
+      case 'o': {
         uint64_t v = longs ? take(8) : uint64_t(uint32_t(take(4)));
         if (half && !longs) v &= 0xffff;
         std::snprintf(buf, sizeof buf, (spec + "ll" + conv).c_str(), (unsigned long long)v);
@@ -82,7 +87,14 @@ std::string format_device_printf(const std::string& f,
         out += buf;
         break;
       }
-      case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E':
+      case 'g':
+      case 'G':
+      case 'a':
+      case 'A': {
         const double v = bitcast<double>(take(8));
         std::snprintf(buf, sizeof buf, (spec + conv).c_str(), v);
         out += buf;

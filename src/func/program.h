@@ -28,11 +28,11 @@ using Handler = void (*)(ExecContext& cx, Warp& w, const DInst& d, LaneMask exec
 struct DOp {
   enum Kind : uint8_t { k_none, k_reg, k_imm, k_pred, k_frame, k_sink, k_vec, k_sreg };
   Kind kind = k_none;
-  bool neg = false;      // !%p
-  uint8_t count = 0;     // vec: element count
-  uint8_t comp = 0;      // sreg component / envreg index
-  uint32_t slot = 0;     // value or predicate slot; vec: first index in Program::elems
-  uint64_t imm = 0;      // immediate bits; frame: offset added to the frame's local base
+  bool neg = false;   // !%p
+  uint8_t count = 0;  // vec: element count
+  uint8_t comp = 0;   // sreg component / envreg index
+  uint32_t slot = 0;  // value or predicate slot; vec: first index in Program::elems
+  uint64_t imm = 0;   // immediate bits; frame: offset added to the frame's local base
   ptx::Sreg sreg = ptx::Sreg::tid;
 };
 
@@ -51,20 +51,20 @@ enum class AddrSpace : uint8_t { global, shared, local, const_, kparam, generic 
 struct DInst {
   Handler fn = nullptr;
   const ptx::Instruction* in = nullptr;
-  uint32_t func = 0;        // index into Program::funcs
-  int32_t guard = -1;       // predicate slot
+  uint32_t func = 0;   // index into Program::funcs
+  int32_t guard = -1;  // predicate slot
   bool guard_neg = false;
   uint8_t nops = 0;
   DOp op[6];
-  DAddr addr;               // the instruction's memory operand, if any
+  DAddr addr;  // the instruction's memory operand, if any
   AddrSpace aspace = AddrSpace::generic;
-  uint8_t elem_size = 0;    // bytes per element for memory ops
-  uint8_t vec = 1;          // elements per lane (ld/st .v2/.v4)
-  bool sign_extend = false; // ld.s8/.s16/.s32: sign-extend into the register
-  uint32_t target = 0;      // branch target / callee begin PC
-  uint32_t reconv = 0;      // reconvergence PC of a branch
-  uint32_t callee = 0;      // Program::funcs index of a direct callee
-  uint32_t call = 0;        // Program::calls index (call instructions)
+  uint8_t elem_size = 0;     // bytes per element for memory ops
+  uint8_t vec = 1;           // elements per lane (ld/st .v2/.v4)
+  bool sign_extend = false;  // ld.s8/.s16/.s32: sign-extend into the register
+  uint32_t target = 0;       // branch target / callee begin PC
+  uint32_t reconv = 0;       // reconvergence PC of a branch
+  uint32_t callee = 0;       // Program::funcs index of a direct callee
+  uint32_t call = 0;         // Program::calls index (call instructions)
   ptx::ExecClass exec = ptx::ExecClass::int_alu;
   // Registers read/written (value slots and predicate slots, for scoreboards and operand
   // collectors). Predicate slots are offset by kPredSlotBase.
@@ -76,13 +76,13 @@ struct DInst {
 inline constexpr uint16_t kPredSlotBase = 0x8000;
 
 struct ProgFunction {
-  uint32_t module_func = 0;   // index into ptx::Module::funcs
+  uint32_t module_func = 0;  // index into ptx::Module::funcs
   uint32_t begin = 0, end = 0;
   uint32_t nregs = 0, npreds = 0;  // value and predicate slots
   ptx::FrameLayout frame;
   std::vector<uint32_t> param_vars, ret_vars;  // module var indices (frame-resident params)
   std::string name;
-  bool builtin = false;       // device-runtime function implemented by the executor
+  bool builtin = false;  // device-runtime function implemented by the executor
 };
 
 class LoadedModule;
@@ -93,10 +93,10 @@ struct CallDesc {
   enum class Builtin : uint8_t { none, vprintf, malloc, free, assertfail, aligned_malloc, other };
   Builtin builtin = Builtin::none;
   bool indirect = false;
-  DOp target;                  // indirect: register holding the function address
+  DOp target;  // indirect: register holding the function address
   std::vector<DOp> args, rets;
   std::vector<uint32_t> arg_size, ret_size;
-  std::string name;            // callee name (diagnostics)
+  std::string name;  // callee name (diagnostics)
 };
 
 /// Generic "function address" of a module function (mov.u64 %rd, func; indirect calls).
@@ -106,17 +106,17 @@ inline constexpr uint64_t kFuncAddrBase = 0x0000'7e03'0000'0000ull;
 struct Program {
   const LoadedModule* module = nullptr;
   const ptx::Module* ir = nullptr;
-  uint32_t kernel_func = 0;        // ptx::Module::funcs index of the entry
+  uint32_t kernel_func = 0;  // ptx::Module::funcs index of the entry
   std::string name;
   ptx::KernelLayout layout;
-  std::vector<DInst> code;         // the PC space
-  std::vector<DOp> elems;          // elements of vector operands
-  std::vector<ProgFunction> funcs; // funcs[0] is the kernel
+  std::vector<DInst> code;          // the PC space
+  std::vector<DOp> elems;           // elements of vector operands
+  std::vector<ProgFunction> funcs;  // funcs[0] is the kernel
   std::vector<CallDesc> calls;
   std::vector<int32_t> func_by_module_index;  // ptx func index -> Program::funcs index or -1
-  uint32_t max_regs = 0, max_preds = 0;  // largest frame (value/pred slots)
-  uint32_t kernel_local_bytes = 0;  // kernel frame
-  uint32_t estimated_regs = 0;      // register estimate per thread from PTX liveness
+  uint32_t max_regs = 0, max_preds = 0;       // largest frame (value/pred slots)
+  uint32_t kernel_local_bytes = 0;            // kernel frame
+  uint32_t estimated_regs = 0;                // register estimate per thread from PTX liveness
   bool has_calls = false;
 
   const ptx::Instruction& inst(uint32_t pc) const { return *code[pc].in; }

@@ -25,17 +25,17 @@ struct WarpInstRecord {
   // memory (valid when space != none)
   MemSpace space = MemSpace::none;
   bool is_load = false, is_store = false, is_atomic = false;
-  uint8_t access_size = 0;  // bytes per lane (vector accesses: the whole vector)
+  uint8_t access_size = 0;                // bytes per lane (vector accesses: the whole vector)
   std::array<Addr, kMaxWarpSize> addr{};  // per-lane address in `space` (exec lanes only)
 
   // control
-  bool branch = false;      // a bra/call/ret/exit
-  bool divergent = false;   // split the warp
-  uint32_t next_pc = 0;     // PC of the warp after this instruction (top of SIMT stack)
-  uint32_t reconv_pc = 0;   // reconvergence PC pushed by a divergent branch
-  bool barrier = false;     // bar/barrier: the warp now waits (or arrived) at a CTA barrier
-  bool warp_done = false;   // every thread of the warp has exited
-  bool mem_fence = false;   // membar/fence
+  bool branch = false;     // a bra/call/ret/exit
+  bool divergent = false;  // split the warp
+  uint32_t next_pc = 0;    // PC of the warp after this instruction (top of SIMT stack)
+  uint32_t reconv_pc = 0;  // reconvergence PC pushed by a divergent branch
+  bool barrier = false;    // bar/barrier: the warp now waits (or arrived) at a CTA barrier
+  bool warp_done = false;  // every thread of the warp has exited
+  bool mem_fence = false;  // membar/fence
 };
 
 }  // namespace simtlab::func

@@ -17,12 +17,12 @@ enum class TexFilter : uint8_t { point, linear };
 enum class TexChannelKind : uint8_t { sint, uint, flt, none };
 
 struct TextureDesc {
-  Addr base = 0;              // device address of the data (linear or pitch2D or array)
-  uint32_t dims = 1;          // 1, 2 or 3
+  Addr base = 0;      // device address of the data (linear or pitch2D or array)
+  uint32_t dims = 1;  // 1, 2 or 3
   uint64_t width = 0, height = 1, depth = 1;  // in elements
-  uint64_t pitch = 0;         // bytes per row (2D/3D)
-  uint32_t channels = 1;      // 1..4
-  uint32_t channel_bits = 32; // bits per channel
+  uint64_t pitch = 0;                         // bytes per row (2D/3D)
+  uint32_t channels = 1;                      // 1..4
+  uint32_t channel_bits = 32;                 // bits per channel
   TexChannelKind kind = TexChannelKind::flt;
   TexAddressMode address[3] = {TexAddressMode::clamp, TexAddressMode::clamp, TexAddressMode::clamp};
   TexFilter filter = TexFilter::point;

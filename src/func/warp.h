@@ -26,37 +26,37 @@ struct LaunchState;
 
 struct SimtEntry {
   uint32_t pc = 0;
-  uint32_t rpc = 0;         // reconvergence PC (pop when pc reaches it)
+  uint32_t rpc = 0;  // reconvergence PC (pop when pc reaches it)
   LaneMask mask = 0;
   bool call_boundary = false;  // popping it returns from a call frame
 };
 
 struct Frame {
-  uint32_t func = 0;        // Program::funcs index
-  uint32_t reg_base = 0;    // first value slot
-  uint32_t pred_base = 0;   // first predicate slot
-  uint32_t local_base = 0;  // byte offset of the frame in each thread's local memory
+  uint32_t func = 0;            // Program::funcs index
+  uint32_t reg_base = 0;        // first value slot
+  uint32_t pred_base = 0;       // first predicate slot
+  uint32_t local_base = 0;      // byte offset of the frame in each thread's local memory
   const DInst* call = nullptr;  // the call that created the frame (for return values)
 };
 
 struct Cta;
 
 struct Warp {
-  uint32_t index = 0;       // warp index within the CTA
-  LaneMask valid = 0;       // lanes that hold a thread
-  LaneMask exited = 0;      // lanes whose thread has exited
+  uint32_t index = 0;   // warp index within the CTA
+  LaneMask valid = 0;   // lanes that hold a thread
+  LaneMask exited = 0;  // lanes whose thread has exited
   std::vector<SimtEntry> stack;
   std::vector<Frame> frames;
   std::vector<uint64_t> regs;
   std::vector<uint32_t> preds;
-  uint64_t* R = nullptr;    // current frame's first value slot (lane 0)
-  uint32_t* P = nullptr;    // current frame's first predicate slot
-  LaneMask carry = 0;       // condition-code carry flag per lane (add.cc/addc ...)
-  uint8_t* local = nullptr; // lane l's local memory starts at local + l * local_stride
+  uint64_t* R = nullptr;     // current frame's first value slot (lane 0)
+  uint32_t* P = nullptr;     // current frame's first predicate slot
+  LaneMask carry = 0;        // condition-code carry flag per lane (add.cc/addc ...)
+  uint8_t* local = nullptr;  // lane l's local memory starts at local + l * local_stride
   uint32_t local_stride = 0;
   Cta* cta = nullptr;
   uint32_t tid[3][kMaxWarpSize] = {};  // %tid.{x,y,z} per lane
-  bool at_barrier = false;  // waiting at a CTA barrier
+  bool at_barrier = false;             // waiting at a CTA barrier
   uint32_t barrier_id = 0;
   uint64_t insts = 0;       // warp instructions executed
   uint32_t hw_warp_id = 0;  // %warpid (slot on the SM)
@@ -79,7 +79,13 @@ struct BarrierState {
   // bar.red accumulation
   uint32_t red_popc = 0;
   bool red_and = true, red_or = false;
-  struct Waiter { Warp* w; uint32_t dst_slot; bool dst_pred; ptx::BoolOp op; LaneMask lanes = 0; };
+  struct Waiter {
+    Warp* w;
+    uint32_t dst_slot;
+    bool dst_pred;
+    ptx::BoolOp op;
+    LaneMask lanes = 0;
+  };
   std::vector<Waiter> red_waiters;
   std::vector<Warp*> waiting;
 };
@@ -87,13 +93,13 @@ struct BarrierState {
 struct Cta {
   Dim3 ctaid;
   uint32_t linear_id = 0;
-  std::vector<uint8_t> shared;   // static + dynamic shared memory
+  std::vector<uint8_t> shared;  // static + dynamic shared memory
   std::vector<std::unique_ptr<Warp>> warps;
-  std::vector<uint8_t> local;    // all threads' local memory
+  std::vector<uint8_t> local;  // all threads' local memory
   BarrierState barriers[16];
   uint32_t live_threads = 0;
   uint32_t threads = 0;
-  uint32_t sm = 0;               // %smid
+  uint32_t sm = 0;  // %smid
   bool done() const { return live_threads == 0; }
 };
 
@@ -103,15 +109,15 @@ using PrintSink = std::function<void(const std::string&)>;
 /// Everything a handler may touch besides the warp.
 struct ExecContext {
   GlobalMemory* gmem = nullptr;
-  DeviceHeap* heap = nullptr;   // device malloc/free
+  DeviceHeap* heap = nullptr;  // device malloc/free
   const Program* prog = nullptr;
   const LaunchState* launch = nullptr;
   Cta* cta = nullptr;
   WarpInstRecord* rec = nullptr;  // when non-null, memory handlers record per-lane addresses
   const PrintSink* print = nullptr;
   const TextureTable* textures = nullptr;
-  uint64_t cycle = 0;           // current simulated cycle (%clock); the timing model updates it
-  uint64_t time_ns = 0;         // %globaltimer
+  uint64_t cycle = 0;    // current simulated cycle (%clock); the timing model updates it
+  uint64_t time_ns = 0;  // %globaltimer
 };
 
 /// Parameters of one kernel launch, shared by all CTAs.
@@ -119,10 +125,10 @@ struct LaunchState {
   const Program* prog = nullptr;
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
-  std::vector<uint8_t> params;   // kernel parameter buffer (Program::layout)
+  std::vector<uint8_t> params;  // kernel parameter buffer (Program::layout)
   uint32_t local_bytes_per_thread = 0;
-  uint32_t shared_bytes = 0;     // static + dynamic
-  uint32_t dynamic_offset = 0;   // where dynamic shared memory starts
+  uint32_t shared_bytes = 0;    // static + dynamic
+  uint32_t dynamic_offset = 0;  // where dynamic shared memory starts
   uint32_t num_sms = 1;
   uint32_t warp_size = 32;
   uint64_t envreg[32] = {};

@@ -213,10 +213,13 @@ DataflowResult solve_dataflow(const Function& f, const DataflowProblem& p) {
         // Blocks that also flow to the virtual exit/entry see the boundary value too.
         if (bwd) {
           const Instruction& last = f.insts[f.blocks[b].last - 1];
-          const bool to_exit = last.op == Op::ret || last.op == Op::exit ||
-                               f.blocks[b].last == f.insts.size();
+          const bool to_exit =
+              last.op == Op::ret || last.op == Op::exit || f.blocks[b].last == f.insts.size();
           if (to_exit && p.boundary.size()) {
-            if (p.meet == DataflowProblem::Meet::union_) meet |= p.boundary; else meet &= p.boundary;
+            if (p.meet == DataflowProblem::Meet::union_)
+              meet |= p.boundary;
+            else
+              meet &= p.boundary;
           }
         }
       }
@@ -266,8 +269,10 @@ Liveness compute_liveness(const Function& f) {
     preds = 0;
     s.for_each([&](size_t r) {
       const Register& reg = f.regs[r];
-      if (reg.is_pred()) ++preds;
-      else n += type_size(reg.type) > 4 ? 2 : 1;
+      if (reg.is_pred())
+        ++preds;
+      else
+        n += type_size(reg.type) > 4 ? 2 : 1;
     });
     return n;
   };

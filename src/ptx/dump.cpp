@@ -11,26 +11,34 @@
 
 namespace simtlab::ptx {
 
-std::string dump_operand(const Module& m, const Function& f, const Instruction& in, const Operand& o) {
+std::string dump_operand(const Module& m, const Function& f, const Instruction& in,
+                         const Operand& o) {
   switch (o.kind) {
-    case OperandKind::none: return "<none>";
-    case OperandKind::reg: return f.regs[o.id].name;
-    case OperandKind::pred: return (o.negate ? "!" : "") + f.regs[o.id].name;
-    case OperandKind::imm: return fmt::format("{:#x}", uint64_t(o.imm));
+    case OperandKind::none:
+      return "<none>";
+    case OperandKind::reg:
+      return f.regs[o.id].name;
+    case OperandKind::pred:
+      return (o.negate ? "!" : "") + f.regs[o.id].name;
+    case OperandKind::imm:
+      return fmt::format("{:#x}", uint64_t(o.imm));
     case OperandKind::sreg: {
       std::string s(sreg_name(o.sreg));
       if (o.sreg == Sreg::envreg) return s + std::to_string(o.comp);
-      if (o.sreg == Sreg::tid || o.sreg == Sreg::ntid || o.sreg == Sreg::ctaid || o.sreg == Sreg::nctaid ||
-          o.sreg == Sreg::clusterid || o.sreg == Sreg::nclusterid || o.sreg == Sreg::cluster_ctaid ||
-          o.sreg == Sreg::cluster_nctaid)
+      if (o.sreg == Sreg::tid || o.sreg == Sreg::ntid || o.sreg == Sreg::ctaid ||
+          o.sreg == Sreg::nctaid || o.sreg == Sreg::clusterid || o.sreg == Sreg::nclusterid ||
+          o.sreg == Sreg::cluster_ctaid || o.sreg == Sreg::cluster_nctaid)
         s += std::string(".") + char('x' + o.comp);
       return s;
     }
     case OperandKind::sym:
       return o.imm ? fmt::format("{}+{}", m.vars[o.id].name, o.imm) : m.vars[o.id].name;
-    case OperandKind::func: return m.funcs[o.id].name;
-    case OperandKind::label: return f.label_names[o.id];
-    case OperandKind::sink: return "_";
+    case OperandKind::func:
+      return m.funcs[o.id].name;
+    case OperandKind::label:
+      return f.label_names[o.id];
+    case OperandKind::sink:
+      return "_";
     case OperandKind::vec: {
       std::string s = "{";
       for (unsigned k = 0; k < o.count; ++k) {
@@ -41,9 +49,12 @@ std::string dump_operand(const Module& m, const Function& f, const Instruction& 
     }
     case OperandKind::addr: {
       std::string base;
-      if (o.base == OperandKind::reg) base = f.regs[o.id].name;
-      else if (o.base == OperandKind::sym) base = m.vars[o.id].name;
-      else if (o.base == OperandKind::func) base = m.funcs[o.id].name;
+      if (o.base == OperandKind::reg)
+        base = f.regs[o.id].name;
+      else if (o.base == OperandKind::sym)
+        base = m.vars[o.id].name;
+      else if (o.base == OperandKind::func)
+        base = m.funcs[o.id].name;
       if (base.empty()) return fmt::format("[{:#x}]", uint64_t(o.imm));
       if (o.imm) return fmt::format("[{}{:+d}]", base, o.imm);
       return "[" + base + "]";
@@ -54,7 +65,8 @@ std::string dump_operand(const Module& m, const Function& f, const Instruction& 
 
 std::string dump_instruction(const Module& m, const Function& f, const Instruction& in) {
   std::string s;
-  if (in.guard >= 0) s += fmt::format("@{}{} ", in.guard_neg ? "!" : "", f.regs[size_t(in.guard)].name);
+  if (in.guard >= 0)
+    s += fmt::format("@{}{} ", in.guard_neg ? "!" : "", f.regs[size_t(in.guard)].name);
   s += full_mnemonic(in);
   if (in.call) {
     s += " ";
@@ -89,17 +101,24 @@ std::string dump_function(const Module& m, const Function& f) {
 }
 
 std::string describe_module(const Module& m) {
-  std::string s = fmt::format("module {}: PTX ISA {}.{}, target {}, address size {}\n", m.file,
-                              m.version_major, m.version_minor,
-                              m.target.empty() ? "?" : m.target[0], m.address_size);
+  std::string s =
+      fmt::format("module {}: PTX ISA {}.{}, target {}, address size {}\n", m.file, m.version_major,
+                  m.version_minor, m.target.empty() ? "?" : m.target[0], m.address_size);
   size_t nglobal = 0, nconst = 0;
   uint64_t gbytes = 0, cbytes = 0;
   for (const Variable& v : m.vars) {
     if (v.owner >= 0 || v.linkage == Linkage::extern_) continue;
-    if (v.space == Space::global) { ++nglobal; gbytes += v.size; }
-    if (v.space == Space::const_) { ++nconst; cbytes += v.size; }
+    if (v.space == Space::global) {
+      ++nglobal;
+      gbytes += v.size;
+    }
+    if (v.space == Space::const_) {
+      ++nconst;
+      cbytes += v.size;
+    }
   }
-  s += fmt::format("  globals: {} ({} bytes), constants: {} ({} bytes)\n", nglobal, gbytes, nconst, cbytes);
+  s += fmt::format("  globals: {} ({} bytes), constants: {} ({} bytes)\n", nglobal, gbytes, nconst,
+                   cbytes);
   for (uint32_t fi = 0; fi < m.funcs.size(); ++fi) {
     const Function& f = m.funcs[fi];
     if (!f.defined) continue;
@@ -125,7 +144,9 @@ std::string describe_module(const Module& m) {
     if (entry) {
       KernelLayout k = layout_kernel(m, fi);
       s += fmt::format("  shared memory: {} bytes static{}\n", k.static_shared,
-                       k.dynamic_shared_align ? fmt::format(", dynamic (aligned to {})", k.dynamic_shared_align) : "");
+                       k.dynamic_shared_align
+                           ? fmt::format(", dynamic (aligned to {})", k.dynamic_shared_align)
+                           : "");
     }
     FrameLayout fr = layout_frame(m, fi);
     uint64_t local = 0;
@@ -137,16 +158,20 @@ std::string describe_module(const Module& m) {
     s += "  registers:";
     for (auto& [t, n] : by) s += fmt::format(" .{}={}", t, n);
     Liveness L = compute_liveness(f);
-    s += fmt::format("  (max live: {} x 32-bit, {} predicates)\n", L.max_live_slots, L.max_live_preds);
+    s += fmt::format("  (max live: {} x 32-bit, {} predicates)\n", L.max_live_slots,
+                     L.max_live_preds);
     s += fmt::format("  instructions: {}, basic blocks: {}\n", f.insts.size(), f.blocks.size());
-    if (f.maxntid.x) s += fmt::format("  .maxntid {}, {}, {}\n", f.maxntid.x, f.maxntid.y, f.maxntid.z);
-    if (f.reqntid.x) s += fmt::format("  .reqntid {}, {}, {}\n", f.reqntid.x, f.reqntid.y, f.reqntid.z);
+    if (f.maxntid.x)
+      s += fmt::format("  .maxntid {}, {}, {}\n", f.maxntid.x, f.maxntid.y, f.maxntid.z);
+    if (f.reqntid.x)
+      s += fmt::format("  .reqntid {}, {}, {}\n", f.reqntid.x, f.reqntid.y, f.reqntid.z);
     if (f.minnctapersm) s += fmt::format("  .minnctapersm {}\n", f.minnctapersm);
     if (f.maxnreg) s += fmt::format("  .maxnreg {}\n", f.maxnreg);
     std::vector<std::string> calls;
     for (const Instruction& in : f.insts) {
       if (!in.call) continue;
-      std::string n = in.call->target.kind == OperandKind::func ? m.funcs[in.call->target.id].name : "<indirect>";
+      std::string n = in.call->target.kind == OperandKind::func ? m.funcs[in.call->target.id].name
+                                                                : "<indirect>";
       if (std::find(calls.begin(), calls.end(), n) == calls.end()) calls.push_back(n);
     }
     if (!calls.empty()) {
@@ -162,8 +187,8 @@ std::string describe_module(const Module& m) {
 // ret/exit/trap/brx, or falling off the end of the body.
 static bool flows_to_exit(const Function& f, const BasicBlock& bb) {
   const Instruction& last = f.insts[bb.last - 1];
-  const bool leaves = last.op == Op::ret || last.op == Op::exit || last.op == Op::trap ||
-                      last.op == Op::brx;
+  const bool leaves =
+      last.op == Op::ret || last.op == Op::exit || last.op == Op::trap || last.op == Op::brx;
   if (leaves) return true;
   const bool falls = last.op != Op::bra || last.guard >= 0;
   return falls && bb.last == f.insts.size();
@@ -181,7 +206,8 @@ std::string dump_cfg(const Module& m, const Function& f, bool dot) {
         std::string t = dump_instruction(m, f, f.insts[i]);
         std::string esc;
         for (char c : t) {
-          if (c == '"' || c == '\\' || c == '{' || c == '}' || c == '<' || c == '>' || c == '|') esc += '\\';
+          if (c == '"' || c == '\\' || c == '{' || c == '}' || c == '<' || c == '>' || c == '|')
+            esc += '\\';
           esc += c;
         }
         label += esc + "\\l";
@@ -199,7 +225,8 @@ std::string dump_cfg(const Module& m, const Function& f, bool dot) {
     std::string labels;
     for (size_t l = 0; l < f.label_target.size(); ++l)
       if (f.label_target[l] == int32_t(bb.first)) labels += " " + f.label_names[l];
-    s += fmt::format("B{}: insts [{}, {}){}{}\n", b, bb.first, bb.last, labels.empty() ? "" : " labels:" + labels,
+    s += fmt::format("B{}: insts [{}, {}){}{}\n", b, bb.first, bb.last,
+                     labels.empty() ? "" : " labels:" + labels,
                      bb.reachable ? "" : " (unreachable)");
     std::string succ;
     for (uint32_t t : bb.succs) succ += " " + bname(int32_t(t));
@@ -208,8 +235,9 @@ std::string dump_cfg(const Module& m, const Function& f, bool dot) {
     s += fmt::format("  succ:{}\n  ipdom: {}\n", succ.empty() ? " none" : succ, bname(bb.ipdom));
     if (last.op == Op::bra && (last.guard >= 0)) {
       const uint32_t r = reconvergence_pc(f, bb.last - 1);
-      s += fmt::format("  branch at {} (line {}): reconverges at {}\n", bb.last - 1, last.line,
-                       r >= f.insts.size() ? std::string("function exit") : fmt::format("inst {}", r));
+      s += fmt::format(
+          "  branch at {} (line {}): reconverges at {}\n", bb.last - 1, last.line,
+          r >= f.insts.size() ? std::string("function exit") : fmt::format("inst {}", r));
     }
   }
   return s;

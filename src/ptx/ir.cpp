@@ -36,12 +36,14 @@ std::string_view exec_class_name(ExecClass c) {
 }
 
 static std::string_view round_name(Round r) {
-  static constexpr std::string_view n[] = {"", "rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "rs"};
+  static constexpr std::string_view n[] = {"",    "rn",  "rz",  "rm",  "rp", "rna",
+                                           "rni", "rzi", "rmi", "rpi", "rs"};
   return n[size_t(r)];
 }
 static std::string_view cmp_name(Cmp c) {
-  static constexpr std::string_view n[] = {"", "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
-                                           "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+  static constexpr std::string_view n[] = {"",    "eq",  "ne",  "lt",  "le",  "gt",  "ge",
+                                           "lo",  "ls",  "hi",  "hs",  "equ", "neu", "ltu",
+                                           "leu", "gtu", "geu", "num", "nan"};
   return n[size_t(c)];
 }
 
@@ -54,8 +56,11 @@ std::string full_mnemonic(const Instruction& in) {
     }
   };
   switch (in.op) {
-    case Op::atom: case Op::red: case Op::redux: {
-      static constexpr std::string_view a[] = {"", "add", "inc", "dec", "exch", "cas", "min", "max", "and", "or", "xor"};
+    case Op::atom:
+    case Op::red:
+    case Op::redux: {
+      static constexpr std::string_view a[] = {"",    "add", "inc", "dec", "exch", "cas",
+                                               "min", "max", "and", "or",  "xor"};
       if (in.space != Space::generic) add(space_name(in.space));
       add(a[in.sub]);
       break;
@@ -66,18 +71,24 @@ std::string full_mnemonic(const Instruction& in) {
       add(m[in.sub]);
       break;
     }
-    case Op::vote: case Op::match: {
+    case Op::vote:
+    case Op::match: {
       static constexpr std::string_view m[] = {"", "all", "any", "uni", "ballot"};
       add(m[in.sub]);
       if (in.has(IF_SYNC)) add("sync");
       break;
     }
-    case Op::mul: case Op::mad: case Op::mul24: case Op::mad24: case Op::madc: {
+    case Op::mul:
+    case Op::mad:
+    case Op::mul24:
+    case Op::mad24:
+    case Op::madc: {
       static constexpr std::string_view m[] = {"", "lo", "hi", "wide"};
       add(m[in.sub]);
       break;
     }
-    case Op::bar: case Op::barrier:
+    case Op::bar:
+    case Op::barrier:
       if (in.has(IF_WARP)) add("warp");
       if (in.has(IF_RED)) add("red");
       if (in.has(IF_ARRIVE)) add("arrive");
@@ -115,27 +126,50 @@ std::string full_mnemonic(const Instruction& in) {
 ExecClass classify(const Instruction& in) {
   const OpClass c = in.info().cls;
   switch (c) {
-    case OpClass::mem: case OpClass::atomic: case OpClass::tex: return ExecClass::mem;
-    case OpClass::branch: case OpClass::call: case OpClass::ret: case OpClass::exit:
+    case OpClass::mem:
+    case OpClass::atomic:
+    case OpClass::tex:
+      return ExecClass::mem;
+    case OpClass::branch:
+    case OpClass::call:
+    case OpClass::ret:
+    case OpClass::exit:
       return ExecClass::branch;
-    case OpClass::barrier: case OpClass::fence: return ExecClass::barrier;
-    case OpClass::warp: return ExecClass::warp;
-    case OpClass::tensor: return ExecClass::tensor;
-    case OpClass::misc: return ExecClass::nop;
-    case OpClass::sfu: return in.type == Type::f64 && !in.has(IF_APPROX) ? ExecClass::fp64 : ExecClass::sfu;
-    default: break;
+    case OpClass::barrier:
+    case OpClass::fence:
+      return ExecClass::barrier;
+    case OpClass::warp:
+      return ExecClass::warp;
+    case OpClass::tensor:
+      return ExecClass::tensor;
+    case OpClass::misc:
+      return ExecClass::nop;
+    case OpClass::sfu:
+      return in.type == Type::f64 && !in.has(IF_APPROX) ? ExecClass::fp64 : ExecClass::sfu;
+    default:
+      break;
   }
   if (in.op == Op::activemask) return ExecClass::warp;
   const Type t = in.op == Op::cvt && is_float(in.type2) && !is_float(in.type) ? in.type2 : in.type;
   const bool f64 = t == Type::f64 || (in.op == Op::cvt && in.type2 == Type::f64);
   const bool flt = is_float(t);
   switch (in.op) {
-    case Op::div: case Op::rem:
-      if (flt) return f64 ? ExecClass::fp64 : (in.has(IF_APPROX) || in.has(IF_FULL) ? ExecClass::sfu : ExecClass::sfu);
+    case Op::div:
+    case Op::rem:
+      if (flt)
+        return f64 ? ExecClass::fp64
+                   : (in.has(IF_APPROX) || in.has(IF_FULL) ? ExecClass::sfu : ExecClass::sfu);
       return ExecClass::int_div;
-    case Op::sqrt: return f64 ? ExecClass::fp64 : ExecClass::sfu;
-    case Op::mul: case Op::mad: case Op::mul24: case Op::mad24: case Op::madc: case Op::sad:
-    case Op::dp4a: case Op::dp2a:
+    case Op::sqrt:
+      return f64 ? ExecClass::fp64 : ExecClass::sfu;
+    case Op::mul:
+    case Op::mad:
+    case Op::mul24:
+    case Op::mad24:
+    case Op::madc:
+    case Op::sad:
+    case Op::dp4a:
+    case Op::dp2a:
       if (flt) return f64 ? ExecClass::fp64 : ExecClass::fp32;
       return ExecClass::int_mul;
     default:
@@ -167,14 +201,18 @@ namespace simtlab::ptx {
 
 static void collect(const Instruction& in, const Operand& o, std::vector<uint32_t>& out) {
   switch (o.kind) {
-    case OperandKind::reg: case OperandKind::pred: out.push_back(o.id); break;
+    case OperandKind::reg:
+    case OperandKind::pred:
+      out.push_back(o.id);
+      break;
     case OperandKind::addr:
       if (o.base == OperandKind::reg) out.push_back(o.id);
       break;
     case OperandKind::vec:
       for (unsigned k = 0; k < o.count; ++k) collect(in, in.elem(o, k), out);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 

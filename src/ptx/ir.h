@@ -20,10 +20,10 @@ namespace simtlab::ptx {
 // ---- opcode table --------------------------------------------------------------------------
 
 enum OpFlags : uint32_t {
-  OPF_DST = 1u << 0,      // writes a destination register
-  OPF_LOAD = 1u << 1,     // reads memory
-  OPF_STORE = 1u << 2,    // writes memory
-  OPF_ATOMIC = 1u << 3,   // read-modify-write
+  OPF_DST = 1u << 0,     // writes a destination register
+  OPF_LOAD = 1u << 1,    // reads memory
+  OPF_STORE = 1u << 2,   // writes memory
+  OPF_ATOMIC = 1u << 3,  // read-modify-write
   OPF_BRANCH = 1u << 4,
   OPF_CALL = 1u << 5,
   OPF_RET = 1u << 6,
@@ -32,7 +32,22 @@ enum OpFlags : uint32_t {
 };
 
 /// Default unit class of an opcode (before refinement by type).
-enum class OpClass : uint8_t { alu, sfu, mem, atomic, branch, call, ret, exit, barrier, fence, warp, tex, tensor, misc };
+enum class OpClass : uint8_t {
+  alu,
+  sfu,
+  mem,
+  atomic,
+  branch,
+  call,
+  ret,
+  exit,
+  barrier,
+  fence,
+  warp,
+  tex,
+  tensor,
+  misc
+};
 
 enum class Op : uint16_t {
 #define OP(id, mn, cls, fl) id,
@@ -53,18 +68,18 @@ inline std::string_view op_name(Op op) { return op_info(op).mnemonic; }
 /// Timing category of an instruction, refined from OpClass and type. The timing model maps
 /// each to a functional unit with a latency and initiation interval from the GPU preset.
 enum class ExecClass : uint8_t {
-  int_alu,   // integer add/logic/shift/compare/move/convert
-  int_mul,   // integer mul/mad
-  int_div,   // integer div/rem (a long macro sequence in SASS)
-  fp32,      // f32/f16 add/mul/fma/min/max/compare/convert
-  fp64,      // f64 arithmetic
-  sfu,       // transcendental and reciprocal approximations, sqrt, f32/f64 div
-  mem,       // ld/st/atom/red/tex/surface/cp.async: goes to the LD/ST unit
-  branch,    // bra/call/ret/exit
-  barrier,   // bar/barrier/membar/fence
-  warp,      // shfl/vote/match/redux/activemask
-  tensor,    // wmma/mma
-  nop,       // pmevent, nanosleep, prefetch hints...
+  int_alu,  // integer add/logic/shift/compare/move/convert
+  int_mul,  // integer mul/mad
+  int_div,  // integer div/rem (a long macro sequence in SASS)
+  fp32,     // f32/f16 add/mul/fma/min/max/compare/convert
+  fp64,     // f64 arithmetic
+  sfu,      // transcendental and reciprocal approximations, sqrt, f32/f64 div
+  mem,      // ld/st/atom/red/tex/surface/cp.async: goes to the LD/ST unit
+  branch,   // bra/call/ret/exit
+  barrier,  // bar/barrier/membar/fence
+  warp,     // shfl/vote/match/redux/activemask
+  tensor,   // wmma/mma
+  nop,      // pmevent, nanosleep, prefetch hints...
   count_
 };
 std::string_view exec_class_name(ExecClass c);
@@ -83,10 +98,10 @@ enum InstFlags : uint32_t {
   IF_SHIFTAMT = 1u << 8,  // bfind.shiftamt
   IF_CLAMP = 1u << 9,     // shf/bmsk/shfl? clamp
   IF_WRAP = 1u << 10,
-  IF_LEFT = 1u << 11,     // shf.l
-  IF_RIGHT = 1u << 12,    // shf.r
-  IF_ABS = 1u << 13,      // min/max .abs
-  IF_NAN = 1u << 14,      // min/max .NaN
+  IF_LEFT = 1u << 11,   // shf.l
+  IF_RIGHT = 1u << 12,  // shf.r
+  IF_ABS = 1u << 13,    // min/max .abs
+  IF_NAN = 1u << 14,    // min/max .NaN
   IF_XORSIGN = 1u << 15,
   IF_RELU = 1u << 16,
   IF_SYNC = 1u << 17,     // .sync
@@ -97,12 +112,12 @@ enum InstFlags : uint32_t {
   IF_TRAP = 1u << 22,     // suld/sust .trap (also .clamp/.zero via IF_CLAMP/IF_ZERO)
   IF_ZERO = 1u << 23,
   IF_VOLATILE = 1u << 24,
-  IF_LEVEL = 1u << 25,    // tex.level
-  IF_GRAD = 1u << 26,     // tex.grad
-  IF_SURF_P = 1u << 27,   // suld.p (formatted) vs .b
-  IF_PIPE2 = 1u << 28,    // destination written as `a|b`
+  IF_LEVEL = 1u << 25,   // tex.level
+  IF_GRAD = 1u << 26,    // tex.grad
+  IF_SURF_P = 1u << 27,  // suld.p (formatted) vs .b
+  IF_PIPE2 = 1u << 28,   // destination written as `a|b`
   IF_OOB = 1u << 29,
-  IF_NOUNROLL = 1u << 30, // informational
+  IF_NOUNROLL = 1u << 30,  // informational
 };
 
 // ---- operands ------------------------------------------------------------------------------
@@ -135,17 +150,17 @@ struct Operand {
 // ---- instructions --------------------------------------------------------------------------
 
 struct CallInfo {
-  std::vector<Operand> rets;  // return-value params (sym operands)
-  Operand target;             // func (direct) or reg (indirect)
-  std::vector<Operand> args;  // argument params (sym/reg/imm operands)
-  int32_t prototype = -1;     // index into Function::prototypes for indirect calls
+  std::vector<Operand> rets;      // return-value params (sym operands)
+  Operand target;                 // func (direct) or reg (indirect)
+  std::vector<Operand> args;      // argument params (sym/reg/imm operands)
+  int32_t prototype = -1;         // index into Function::prototypes for indirect calls
   std::vector<uint32_t> targets;  // optional explicit target list for indirect calls
 };
 
 struct Instruction {
   Op op = Op::count_;
-  Type type = Type::none;    // primary type (destination type for cvt/set)
-  Type type2 = Type::none;   // second type (cvt/set/tex source type ...)
+  Type type = Type::none;   // primary type (destination type for cvt/set)
+  Type type2 = Type::none;  // second type (cvt/set/tex source type ...)
   Space space = Space::generic;
   Space space2 = Space::generic;  // cp.async source space, cvta ...
   Round rnd = Round::none;
@@ -160,9 +175,9 @@ struct Instruction {
   uint8_t ndst = 0;  // leading operands that are destinations
   ExecClass exec = ExecClass::int_alu;
   uint32_t flags = 0;
-  int32_t guard = -1;        // predicate register guarding the instruction, -1 = always
-  bool guard_neg = false;    // @!p
-  std::vector<Operand> ops;  // in textual order; destinations first
+  int32_t guard = -1;          // predicate register guarding the instruction, -1 = always
+  bool guard_neg = false;      // @!p
+  std::vector<Operand> ops;    // in textual order; destinations first
   std::vector<Operand> elems;  // elements of vec operands
   std::unique_ptr<CallInfo> call;
   std::vector<std::string> extra;  // tensor/async modifiers kept verbatim (.m16n16k16 ...)
@@ -200,17 +215,17 @@ struct Reloc {
 struct Variable {
   std::string name;
   Space space = Space::global;
-  Type type = Type::b8;         // element type
-  uint32_t vec = 1;             // .v2/.v4 element vector
-  uint32_t align = 0;           // bytes (0 = natural)
-  uint64_t size = 0;            // total bytes (0 for unsized extern arrays)
-  bool unsized = false;         // `name[]`
+  Type type = Type::b8;  // element type
+  uint32_t vec = 1;      // .v2/.v4 element vector
+  uint32_t align = 0;    // bytes (0 = natural)
+  uint64_t size = 0;     // total bytes (0 for unsized extern arrays)
+  bool unsized = false;  // `name[]`
   Linkage linkage = Linkage::none;
-  int32_t owner = -1;           // function index for function-scope variables, -1 = module
-  bool is_param = false;        // a function/kernel formal parameter
-  bool is_ptr = false;          // kernel param with .ptr attribute
+  int32_t owner = -1;     // function index for function-scope variables, -1 = module
+  bool is_param = false;  // a function/kernel formal parameter
+  bool is_ptr = false;    // kernel param with .ptr attribute
   Space ptr_space = Space::generic;
-  std::vector<uint8_t> init;    // initial bytes (empty = zero)
+  std::vector<uint8_t> init;  // initial bytes (empty = zero)
   std::vector<Reloc> relocs;
   uint32_t line = 0, col = 0;
   uint32_t natural_align() const { return align ? align : type_size(type) * vec; }
@@ -230,41 +245,41 @@ struct Prototype {
 };
 
 struct BasicBlock {
-  uint32_t first = 0, last = 0;    // instruction index range [first, last)
+  uint32_t first = 0, last = 0;  // instruction index range [first, last)
   std::vector<uint32_t> succs, preds;
-  int32_t ipdom = -1;              // immediate post-dominator block (-1 = the virtual exit)
+  int32_t ipdom = -1;  // immediate post-dominator block (-1 = the virtual exit)
   bool reachable = false;
 };
 
 struct Function {
   std::string name;
   bool is_entry = false;
-  bool defined = false;   // has a body (otherwise a declaration, e.g. vprintf)
+  bool defined = false;  // has a body (otherwise a declaration, e.g. vprintf)
   Linkage linkage = Linkage::none;
-  std::vector<uint32_t> params;   // variable indices (Module::vars), in order
-  std::vector<uint32_t> rets;     // return params
-  std::vector<Register> regs;     // all registers (value and predicate) incl. scoped ones
+  std::vector<uint32_t> params;  // variable indices (Module::vars), in order
+  std::vector<uint32_t> rets;    // return params
+  std::vector<Register> regs;    // all registers (value and predicate) incl. scoped ones
   std::vector<Instruction> insts;
   std::vector<std::string> label_names;
   std::vector<int32_t> label_target;  // label index -> instruction index (== insts.size() for end)
   std::vector<Prototype> prototypes;
-  std::vector<uint32_t> locals;   // function-scope variables (shared/local/param/const)
+  std::vector<uint32_t> locals;  // function-scope variables (shared/local/param/const)
   // Performance directives (0 = absent).
   Dim3 maxntid{0, 0, 0}, reqntid{0, 0, 0};
   uint32_t minnctapersm = 0, maxnreg = 0, maxclusterrank = 0;
   bool noreturn = false;
   std::vector<std::string> pragmas;
   uint32_t line = 0, col = 0;
-  std::string source_file;        // PTX file the body came from (diagnostics)
+  std::string source_file;  // PTX file the body came from (diagnostics)
   // Filled by analyses (cfg.h).
   std::vector<BasicBlock> blocks;
   std::vector<uint32_t> block_of;  // instruction index -> block index
 };
 
 struct Module {
-  std::string file;                // source name for diagnostics (first translation unit)
+  std::string file;  // source name for diagnostics (first translation unit)
   std::vector<std::shared_ptr<std::string>> sources;  // PTX texts; Instruction::text points here
-  uint32_t num_units = 0;          // translation units parsed into this module
+  uint32_t num_units = 0;                             // translation units parsed into this module
   uint32_t version_major = 0, version_minor = 0;
   std::vector<std::string> target;  // e.g. {"sm_75"}
   uint32_t address_size = 64;
@@ -272,7 +287,7 @@ struct Module {
   std::vector<Function> funcs;
   std::unordered_map<std::string, uint32_t> func_index;
   std::unordered_map<std::string, uint32_t> var_index;  // module-scope variables only
-  std::vector<std::string> files;   // .file table (index = file number)
+  std::vector<std::string> files;                       // .file table (index = file number)
 
   const Function* find_function(std::string_view name) const;
   const Variable* find_var(std::string_view name) const;

@@ -19,7 +19,8 @@ std::vector<ParamField> layout_params(const Module& m, const std::vector<uint32_
     p.size = uint32_t(v.size);
     p.align = std::max<uint32_t>(1, v.natural_align());
     p.type = v.type;
-    p.is_pointer_like = v.size == 8 && (v.type == Type::u64 || v.type == Type::b64 || v.type == Type::s64);
+    p.is_pointer_like =
+        v.size == 8 && (v.type == Type::u64 || v.type == Type::b64 || v.type == Type::s64);
     off = uint32_t(align_up(off, p.align));
     p.offset = off;
     off += p.size;

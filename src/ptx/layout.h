@@ -28,10 +28,10 @@ struct ParamField {
 struct KernelLayout {
   std::vector<ParamField> params;
   uint32_t param_bytes = 0;
-  uint32_t static_shared = 0;          // bytes, incl. alignment padding
-  uint32_t dynamic_shared_align = 0;   // 0 = kernel uses no dynamic shared memory
+  uint32_t static_shared = 0;                            // bytes, incl. alignment padding
+  uint32_t dynamic_shared_align = 0;                     // 0 = kernel uses no dynamic shared memory
   std::unordered_map<uint32_t, uint32_t> shared_offset;  // var index -> byte offset
-  std::vector<uint32_t> functions;     // this kernel and every function it can call
+  std::vector<uint32_t> functions;  // this kernel and every function it can call
   bool has_indirect_calls = false;
   bool recursive = false;
 };

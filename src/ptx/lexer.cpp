@@ -7,8 +7,12 @@
 namespace simtlab::ptx {
 
 namespace {
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool ident_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%';
+}
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
 int hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -170,7 +174,8 @@ Token Lexer::next() {
     size_t p = pos_;
     while (p < src_.size() && std::isdigit(static_cast<unsigned char>(src_[p]))) ++p;
     if (p < src_.size() && (src_[p] == '.' || src_[p] == 'e' || src_[p] == 'E') &&
-        !(src_[p] == '.' && p + 1 < src_.size() && std::isalpha(static_cast<unsigned char>(src_[p + 1])))) {
+        !(src_[p] == '.' && p + 1 < src_.size() &&
+          std::isalpha(static_cast<unsigned char>(src_[p + 1])))) {
       // Decimal float: digits [. digits] [e[+-]digits]
       if (src_[p] == '.') {
         ++p;
@@ -195,7 +200,8 @@ Token Lexer::next() {
       const unsigned d = unsigned(src_[i] - '0');
       if (octal && d > 7) error(t.line, t.col, "invalid digit in octal literal");
       const uint64_t base = octal ? 8 : 10;
-      if (v > (~uint64_t(0) - d) / base) error(t.line, t.col, "integer literal does not fit in 64 bits");
+      if (v > (~uint64_t(0) - d) / base)
+        error(t.line, t.col, "integer literal does not fit in 64 bits");
       v = v * base + d;
     }
     pos_ = p;

@@ -20,8 +20,8 @@ struct Token {
   Tok kind = Tok::eof;
   std::string_view text;  // points into the source
   uint32_t line = 0, col = 0;
-  uint64_t ival = 0;      // integer value / float bits
-  double fval = 0;        // decimal float value
+  uint64_t ival = 0;  // integer value / float bits
+  double fval = 0;    // decimal float value
   bool is(char c) const { return kind == Tok::punct && text.size() == 1 && text[0] == c; }
 };
 

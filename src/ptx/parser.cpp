@@ -18,13 +18,16 @@ namespace {
 
 const std::unordered_map<std::string_view, Type>& type_table() {
   static const std::unordered_map<std::string_view, Type> t = {
-      {".pred", Type::pred}, {".b8", Type::b8},       {".b16", Type::b16},     {".b32", Type::b32},
-      {".b64", Type::b64},   {".b128", Type::b128},   {".u8", Type::u8},       {".u16", Type::u16},
-      {".u32", Type::u32},   {".u64", Type::u64},     {".s8", Type::s8},       {".s16", Type::s16},
-      {".s32", Type::s32},   {".s64", Type::s64},     {".f16", Type::f16},     {".f16x2", Type::f16x2},
-      {".bf16", Type::bf16}, {".bf16x2", Type::bf16x2}, {".tf32", Type::tf32}, {".f32", Type::f32},
-      {".f64", Type::f64},   {".e4m3", Type::e4m3},   {".e5m2", Type::e5m2},   {".e4m3x2", Type::e4m3x2},
-      {".e5m2x2", Type::e5m2x2}, {".s4", Type::s4},   {".u4", Type::u4},       {".b1", Type::b1},
+      {".pred", Type::pred},     {".b8", Type::b8},     {".b16", Type::b16},
+      {".b32", Type::b32},       {".b64", Type::b64},   {".b128", Type::b128},
+      {".u8", Type::u8},         {".u16", Type::u16},   {".u32", Type::u32},
+      {".u64", Type::u64},       {".s8", Type::s8},     {".s16", Type::s16},
+      {".s32", Type::s32},       {".s64", Type::s64},   {".f16", Type::f16},
+      {".f16x2", Type::f16x2},   {".bf16", Type::bf16}, {".bf16x2", Type::bf16x2},
+      {".tf32", Type::tf32},     {".f32", Type::f32},   {".f64", Type::f64},
+      {".e4m3", Type::e4m3},     {".e5m2", Type::e5m2}, {".e4m3x2", Type::e4m3x2},
+      {".e5m2x2", Type::e5m2x2}, {".s4", Type::s4},     {".u4", Type::u4},
+      {".b1", Type::b1},
   };
   return t;
 }
@@ -64,10 +67,9 @@ std::optional<Round> round_of(std::string_view s) {
 
 std::optional<AtomOp> atom_of(std::string_view s) {
   static const std::unordered_map<std::string_view, AtomOp> t = {
-      {".add", AtomOp::add}, {".inc", AtomOp::inc}, {".dec", AtomOp::dec},
-      {".exch", AtomOp::exch}, {".cas", AtomOp::cas}, {".min", AtomOp::min},
-      {".max", AtomOp::max}, {".and", AtomOp::and_}, {".or", AtomOp::or_},
-      {".xor", AtomOp::xor_}};
+      {".add", AtomOp::add}, {".inc", AtomOp::inc}, {".dec", AtomOp::dec}, {".exch", AtomOp::exch},
+      {".cas", AtomOp::cas}, {".min", AtomOp::min}, {".max", AtomOp::max}, {".and", AtomOp::and_},
+      {".or", AtomOp::or_},  {".xor", AtomOp::xor_}};
   auto it = t.find(s);
   if (it == t.end()) return std::nullopt;
   return it->second;
@@ -75,8 +77,8 @@ std::optional<AtomOp> atom_of(std::string_view s) {
 
 std::optional<Geom> geom_of(std::string_view s) {
   static const std::unordered_map<std::string_view, Geom> t = {
-      {".1d", Geom::d1},   {".2d", Geom::d2},     {".3d", Geom::d3},
-      {".a1d", Geom::a1d}, {".a2d", Geom::a2d},   {".cube", Geom::cube},
+      {".1d", Geom::d1},       {".2d", Geom::d2},     {".3d", Geom::d3},
+      {".a1d", Geom::a1d},     {".a2d", Geom::a2d},   {".cube", Geom::cube},
       {".acube", Geom::acube}, {".2dms", Geom::d2ms}, {".a2dms", Geom::a2dms}};
   auto it = t.find(s);
   if (it == t.end()) return std::nullopt;
@@ -86,15 +88,24 @@ std::optional<Geom> geom_of(std::string_view s) {
 std::optional<std::pair<Sreg, bool>> sreg_of(std::string_view s) {
   // second: whether the register is a vector (.x/.y/.z component required)
   static const std::unordered_map<std::string_view, std::pair<Sreg, bool>> t = {
-      {"%tid", {Sreg::tid, true}}, {"%ntid", {Sreg::ntid, true}},
-      {"%ctaid", {Sreg::ctaid, true}}, {"%nctaid", {Sreg::nctaid, true}},
-      {"%laneid", {Sreg::laneid, false}}, {"%warpid", {Sreg::warpid, false}},
-      {"%nwarpid", {Sreg::nwarpid, false}}, {"%smid", {Sreg::smid, false}},
-      {"%nsmid", {Sreg::nsmid, false}}, {"%gridid", {Sreg::gridid, false}},
-      {"%lanemask_eq", {Sreg::lanemask_eq, false}}, {"%lanemask_le", {Sreg::lanemask_le, false}},
-      {"%lanemask_lt", {Sreg::lanemask_lt, false}}, {"%lanemask_ge", {Sreg::lanemask_ge, false}},
-      {"%lanemask_gt", {Sreg::lanemask_gt, false}}, {"%clock", {Sreg::clock, false}},
-      {"%clock_hi", {Sreg::clock_hi, false}}, {"%clock64", {Sreg::clock64, false}},
+      {"%tid", {Sreg::tid, true}},
+      {"%ntid", {Sreg::ntid, true}},
+      {"%ctaid", {Sreg::ctaid, true}},
+      {"%nctaid", {Sreg::nctaid, true}},
+      {"%laneid", {Sreg::laneid, false}},
+      {"%warpid", {Sreg::warpid, false}},
+      {"%nwarpid", {Sreg::nwarpid, false}},
+      {"%smid", {Sreg::smid, false}},
+      {"%nsmid", {Sreg::nsmid, false}},
+      {"%gridid", {Sreg::gridid, false}},
+      {"%lanemask_eq", {Sreg::lanemask_eq, false}},
+      {"%lanemask_le", {Sreg::lanemask_le, false}},
+      {"%lanemask_lt", {Sreg::lanemask_lt, false}},
+      {"%lanemask_ge", {Sreg::lanemask_ge, false}},
+      {"%lanemask_gt", {Sreg::lanemask_gt, false}},
+      {"%clock", {Sreg::clock, false}},
+      {"%clock_hi", {Sreg::clock_hi, false}},
+      {"%clock64", {Sreg::clock64, false}},
       {"%globaltimer", {Sreg::globaltimer, false}},
       {"%globaltimer_lo", {Sreg::globaltimer_lo, false}},
       {"%globaltimer_hi", {Sreg::globaltimer_hi, false}},
@@ -103,7 +114,8 @@ std::optional<std::pair<Sreg, bool>> sreg_of(std::string_view s) {
       {"%aggr_smem_size", {Sreg::aggr_smem_size, false}},
       {"%reserved_smem_offset_begin", {Sreg::reserved_smem_offset, false}},
       {"%is_explicit_cluster", {Sreg::is_explicit_cluster, false}},
-      {"%clusterid", {Sreg::clusterid, true}}, {"%nclusterid", {Sreg::nclusterid, true}},
+      {"%clusterid", {Sreg::clusterid, true}},
+      {"%nclusterid", {Sreg::nclusterid, true}},
       {"%cluster_ctaid", {Sreg::cluster_ctaid, true}},
       {"%cluster_nctaid", {Sreg::cluster_nctaid, true}},
       {"%cluster_ctarank", {Sreg::cluster_ctarank, false}},
@@ -119,9 +131,17 @@ std::optional<std::pair<Sreg, bool>> sreg_of(std::string_view s) {
 /// Opcodes whose modifiers we keep verbatim rather than decode (tensor / async-copy families).
 bool verbatim_mods(Op op) {
   switch (op) {
-    case Op::wmma: case Op::mma: case Op::cp: case Op::mbarrier: case Op::ldmatrix:
-    case Op::stmatrix: case Op::griddepcontrol: case Op::elect: case Op::discard:
-    case Op::prefetch: case Op::prefetchu:
+    case Op::wmma:
+    case Op::mma:
+    case Op::cp:
+    case Op::mbarrier:
+    case Op::ldmatrix:
+    case Op::stmatrix:
+    case Op::griddepcontrol:
+    case Op::elect:
+    case Op::discard:
+    case Op::prefetch:
+    case Op::prefetchu:
       return true;
     default:
       return false;
@@ -129,8 +149,8 @@ bool verbatim_mods(Op op) {
 }
 
 bool is_mul_like(Op op) {
-  return op == Op::mul || op == Op::mad || op == Op::mul24 || op == Op::mad24 ||
-         op == Op::madc || op == Op::dp2a;
+  return op == Op::mul || op == Op::mad || op == Op::mul24 || op == Op::mad24 || op == Op::madc ||
+         op == Op::dp2a;
 }
 
 // ---- symbol scopes ------------------------------------------------------------------------
@@ -255,14 +275,15 @@ class Parser {
   std::vector<std::unordered_map<std::string, ScopeEntry>> scopes_;
   std::unordered_map<std::string, uint32_t> labels_;
   std::unordered_map<std::string, uint32_t> labels_proto_;  // .callprototype names
-  std::vector<std::pair<uint32_t, Token>> label_uses_;  // label index, first use
+  std::vector<std::pair<uint32_t, Token>> label_uses_;      // label index, first use
   std::vector<bool> label_defined_;
 };
 
 uint64_t Parser::expect_int(const char* what) {
   bool neg = accept('-');
   const Token& t = peek();
-  if (t.kind != Tok::integer) err(t, fmt::format("expected an integer {}, got {}", what, tokstr(t)));
+  if (t.kind != Tok::integer)
+    err(t, fmt::format("expected an integer {}, got {}", what, tokstr(t)));
   take();
   return neg ? uint64_t(0) - t.ival : t.ival;
 }
@@ -323,7 +344,8 @@ void Parser::run() {
                : d == ".weak"   ? Linkage::weak
                                 : Linkage::common;
         take();
-        if (peek().kind != Tok::dot) err(peek(), "expected .entry, .func or a variable after linkage");
+        if (peek().kind != Tok::dot)
+          err(peek(), "expected .entry, .func or a variable after linkage");
       }
       std::string_view k = peek().text;
       if (k == ".entry") {
@@ -351,8 +373,10 @@ void Parser::directive_version() {
     take();
     auto dot = v.text.find('.');
     if (dot == std::string_view::npos) err(v, "malformed .version");
-    m_.version_major = uint32_t(std::strtoul(std::string(v.text.substr(0, dot)).c_str(), nullptr, 10));
-    m_.version_minor = uint32_t(std::strtoul(std::string(v.text.substr(dot + 1)).c_str(), nullptr, 10));
+    m_.version_major =
+        uint32_t(std::strtoul(std::string(v.text.substr(0, dot)).c_str(), nullptr, 10));
+    m_.version_minor =
+        uint32_t(std::strtoul(std::string(v.text.substr(dot + 1)).c_str(), nullptr, 10));
   } else if (v.kind == Tok::integer) {
     take();
     m_.version_major = uint32_t(v.ival);
@@ -508,7 +532,10 @@ void Parser::parse_perf_directives(Function& f) {
       f.maxclusterrank = uint32_t(expect_int("cluster rank"));
     } else if (t.text == ".reqnctapercluster" || t.text == ".explicitcluster") {
       Dim3 d;
-      if (t.text == ".explicitcluster") take(); else dims(d);
+      if (t.text == ".explicitcluster")
+        take();
+      else
+        dims(d);
     } else if (t.text == ".noreturn") {
       take();
       f.noreturn = true;
@@ -571,7 +598,8 @@ void Parser::parse_function(Linkage link, bool is_entry, const Token& start) {
     }
     return;
   }
-  if (!at_punct('{')) err(peek(), fmt::format("expected '{{' or ';' after function header, got {}", tokstr(peek())));
+  if (!at_punct('{'))
+    err(peek(), fmt::format("expected '{{' or ';' after function header, got {}", tokstr(peek())));
   if (fr.defined) {
     // Two definitions of one visible function (e.g. the same TU added twice): keep the
     // first unless it is weak.
@@ -793,7 +821,7 @@ void Parser::parse_init_value(Variable& v, std::vector<uint8_t>& bytes, uint32_t
     put(x);
   } else if (t.kind == Tok::f32bits || t.kind == Tok::f64bits || t.kind == Tok::decfloat) {
     take();
-    double d = t.kind == Tok::decfloat ? t.fval
+    double d = t.kind == Tok::decfloat  ? t.fval
                : t.kind == Tok::f32bits ? double(bitcast<float>(uint32_t(t.ival)))
                                         : bitcast<double>(t.ival);
     if (neg) d = -d;
@@ -1025,9 +1053,7 @@ uint32_t Parser::label_ref(std::string_view name, const Token& at) {
 void Parser::apply_modifier(Instruction& in, const Token& t) {
   const std::string_view s = t.text;
   const Op op = in.op;
-  auto bad = [&]() {
-    err(t, fmt::format("modifier '{}' is not valid for '{}'", s, op_name(op)));
-  };
+  auto bad = [&]() { err(t, fmt::format("modifier '{}' is not valid for '{}'", s, op_name(op))); };
   // Types first: the first type is the instruction type, the next ones secondary.
   if (auto ty = type_table().find(s); ty != type_table().end()) {
     if (in.type == Type::none) {
@@ -1041,15 +1067,25 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
   }
   if (verbatim_mods(op)) {
     if (auto sp = space_of(s)) {
-      if (in.space == Space::generic) in.space = *sp; else in.space2 = *sp;
+      if (in.space == Space::generic)
+        in.space = *sp;
+      else
+        in.space2 = *sp;
     }
     in.extra.emplace_back(s);
     return;
   }
   if (auto sp = space_of(s)) {
     switch (op) {
-      case Op::ld: case Op::st: case Op::ldu: case Op::atom: case Op::red: case Op::cvta:
-      case Op::isspacep: case Op::prefetch: case Op::tex:
+      case Op::ld:
+      case Op::st:
+      case Op::ldu:
+      case Op::atom:
+      case Op::red:
+      case Op::cvta:
+      case Op::isspacep:
+      case Op::prefetch:
+      case Op::tex:
         in.space = *sp;
         return;
       default:
@@ -1091,14 +1127,38 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
     }
   }
   if (op == Op::bar || op == Op::barrier) {
-    if (s == ".sync") { in.flags |= IF_SYNC; return; }
-    if (s == ".arrive") { in.flags |= IF_ARRIVE; return; }
-    if (s == ".red") { in.flags |= IF_RED; return; }
-    if (s == ".warp") { in.flags |= IF_WARP; return; }
-    if (s == ".aligned" || s == ".cta") { in.flags |= IF_ALIGNED; return; }
-    if (s == ".popc") { in.boolop = BoolOp::popc; return; }
-    if (s == ".and") { in.boolop = BoolOp::and_; return; }
-    if (s == ".or") { in.boolop = BoolOp::or_; return; }
+    if (s == ".sync") {
+      in.flags |= IF_SYNC;
+      return;
+    }
+    if (s == ".arrive") {
+      in.flags |= IF_ARRIVE;
+      return;
+    }
+    if (s == ".red") {
+      in.flags |= IF_RED;
+      return;
+    }
+    if (s == ".warp") {
+      in.flags |= IF_WARP;
+      return;
+    }
+    if (s == ".aligned" || s == ".cta") {
+      in.flags |= IF_ALIGNED;
+      return;
+    }
+    if (s == ".popc") {
+      in.boolop = BoolOp::popc;
+      return;
+    }
+    if (s == ".and") {
+      in.boolop = BoolOp::and_;
+      return;
+    }
+    if (s == ".or") {
+      in.boolop = BoolOp::or_;
+      return;
+    }
     bad();
   }
   if (op == Op::atom || op == Op::red || op == Op::redux) {
@@ -1108,23 +1168,50 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
     }
   }
   if (op == Op::shfl) {
-    if (s == ".up") { in.sub = uint8_t(ShflMode::up); return; }
-    if (s == ".down") { in.sub = uint8_t(ShflMode::down); return; }
-    if (s == ".bfly") { in.sub = uint8_t(ShflMode::bfly); return; }
-    if (s == ".idx") { in.sub = uint8_t(ShflMode::idx); return; }
+    if (s == ".up") {
+      in.sub = uint8_t(ShflMode::up);
+      return;
+    }
+    if (s == ".down") {
+      in.sub = uint8_t(ShflMode::down);
+      return;
+    }
+    if (s == ".bfly") {
+      in.sub = uint8_t(ShflMode::bfly);
+      return;
+    }
+    if (s == ".idx") {
+      in.sub = uint8_t(ShflMode::idx);
+      return;
+    }
   }
   if (op == Op::vote || op == Op::match) {
-    if (s == ".all") { in.sub = uint8_t(VoteMode::all); return; }
-    if (s == ".any") { in.sub = uint8_t(VoteMode::any); return; }
-    if (s == ".uni") { in.sub = uint8_t(VoteMode::uni); return; }
-    if (s == ".ballot") { in.sub = uint8_t(VoteMode::ballot); return; }
+    if (s == ".all") {
+      in.sub = uint8_t(VoteMode::all);
+      return;
+    }
+    if (s == ".any") {
+      in.sub = uint8_t(VoteMode::any);
+      return;
+    }
+    if (s == ".uni") {
+      in.sub = uint8_t(VoteMode::uni);
+      return;
+    }
+    if (s == ".ballot") {
+      in.sub = uint8_t(VoteMode::ballot);
+      return;
+    }
   }
   if (op == Op::vabsdiff || op == Op::vabsdiff2 || op == Op::vabsdiff4 || op == Op::vadd) {
     if (auto a = atom_of(s)) {
       in.sub = uint8_t(*a);  // secondary operation .add/.min/.max
       return;
     }
-    if (s == ".sat") { in.flags |= IF_SAT; return; }
+    if (s == ".sat") {
+      in.flags |= IF_SAT;
+      return;
+    }
   }
   if (op == Op::prmt) {
     static const std::unordered_map<std::string_view, uint8_t> modes = {
@@ -1136,8 +1223,8 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
   }
   if (op == Op::testp) {
     static const std::unordered_map<std::string_view, uint8_t> modes = {
-        {".finite", 1}, {".infinite", 2}, {".number", 3}, {".notanumber", 4},
-        {".normal", 5}, {".subnormal", 6}};
+        {".finite", 1},     {".infinite", 2}, {".number", 3},
+        {".notanumber", 4}, {".normal", 5},   {".subnormal", 6}};
     if (auto it = modes.find(s); it != modes.end()) {
       in.sub = it->second;
       return;
@@ -1145,22 +1232,57 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
   }
   if (op == Op::tex || op == Op::suld || op == Op::sust || op == Op::tld4 || op == Op::txq ||
       op == Op::suq) {
-    if (auto g = geom_of(s)) { in.geom = *g; return; }
-    if (s == ".level") { in.flags |= IF_LEVEL; return; }
-    if (s == ".grad") { in.flags |= IF_GRAD; return; }
+    if (auto g = geom_of(s)) {
+      in.geom = *g;
+      return;
+    }
+    if (s == ".level") {
+      in.flags |= IF_LEVEL;
+      return;
+    }
+    if (s == ".grad") {
+      in.flags |= IF_GRAD;
+      return;
+    }
     if (s == ".base") return;
     if (s == ".b") return;
-    if (s == ".p") { in.flags |= IF_SURF_P; return; }
-    if (s == ".trap") { in.flags |= IF_TRAP; return; }
-    if (s == ".clamp") { in.flags |= IF_CLAMP; return; }
-    if (s == ".zero") { in.flags |= IF_ZERO; return; }
-    if (s == ".r" || s == ".g" || s == ".b" || s == ".a") { in.extra.emplace_back(s); return; }
-    if (op == Op::txq || op == Op::suq) { in.extra.emplace_back(s); return; }
+    if (s == ".p") {
+      in.flags |= IF_SURF_P;
+      return;
+    }
+    if (s == ".trap") {
+      in.flags |= IF_TRAP;
+      return;
+    }
+    if (s == ".clamp") {
+      in.flags |= IF_CLAMP;
+      return;
+    }
+    if (s == ".zero") {
+      in.flags |= IF_ZERO;
+      return;
+    }
+    if (s == ".r" || s == ".g" || s == ".b" || s == ".a") {
+      in.extra.emplace_back(s);
+      return;
+    }
+    if (op == Op::txq || op == Op::suq) {
+      in.extra.emplace_back(s);
+      return;
+    }
   }
   if (s == ".v2" || s == ".v4" || s == ".v8") {
     switch (op) {
-      case Op::ld: case Op::st: case Op::ldu: case Op::tex: case Op::suld: case Op::sust:
-      case Op::tld4: case Op::atom: case Op::red: case Op::mov:
+      case Op::ld:
+      case Op::st:
+      case Op::ldu:
+      case Op::tex:
+      case Op::suld:
+      case Op::sust:
+      case Op::tld4:
+      case Op::atom:
+      case Op::red:
+      case Op::mov:
         in.vec = uint8_t(s[2] - '0');
         return;
       default:
@@ -1174,22 +1296,25 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
     static const std::unordered_map<std::string_view, CacheOp> cops = {
         {".ca", CacheOp::ca}, {".cg", CacheOp::cg}, {".cs", CacheOp::cs}, {".lu", CacheOp::lu},
         {".cv", CacheOp::cv}, {".wb", CacheOp::wb}, {".wt", CacheOp::wt}};
-    if (auto it = cops.find(s); it != cops.end() && (op == Op::ld || op == Op::st || op == Op::ldu)) {
+    if (auto it = cops.find(s);
+        it != cops.end() && (op == Op::ld || op == Op::st || op == Op::ldu)) {
       in.cache = it->second;
       return;
     }
     static const std::unordered_map<std::string_view, Sem> sems = {
-        {".weak", Sem::weak},       {".relaxed", Sem::relaxed}, {".acquire", Sem::acquire},
-        {".release", Sem::release}, {".acq_rel", Sem::acq_rel}, {".sc", Sem::sc},
+        {".weak", Sem::weak},          {".relaxed", Sem::relaxed}, {".acquire", Sem::acquire},
+        {".release", Sem::release},    {".acq_rel", Sem::acq_rel}, {".sc", Sem::sc},
         {".volatile", Sem::volatile_}, {".mmio", Sem::mmio}};
     if (auto it = sems.find(s); it != sems.end()) {
       in.sem = it->second;
       if (it->second == Sem::volatile_) in.flags |= IF_VOLATILE;
       return;
     }
-    static const std::unordered_map<std::string_view, Scope> scopes = {
-        {".cta", Scope::cta}, {".cluster", Scope::cluster}, {".gpu", Scope::gpu},
-        {".sys", Scope::sys}, {".gl", Scope::gpu}};
+    static const std::unordered_map<std::string_view, Scope> scopes = {{".cta", Scope::cta},
+                                                                       {".cluster", Scope::cluster},
+                                                                       {".gpu", Scope::gpu},
+                                                                       {".sys", Scope::sys},
+                                                                       {".gl", Scope::gpu}};
     if (auto it = scopes.find(s); it != scopes.end()) {
       in.scope = it->second;
       return;
@@ -1211,12 +1336,27 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
       return;
     }
   }
-  if (op == Op::cvta && s == ".to") { in.flags |= IF_TO; return; }
+  if (op == Op::cvta && s == ".to") {
+    in.flags |= IF_TO;
+    return;
+  }
   if (op == Op::isspacep) bad();
-  if (s == ".ftz") { in.flags |= IF_FTZ; return; }
-  if (s == ".sat" || s == ".satfinite") { in.flags |= IF_SAT; return; }
-  if (s == ".approx") { in.flags |= IF_APPROX; return; }
-  if (s == ".full") { in.flags |= IF_FULL; return; }
+  if (s == ".ftz") {
+    in.flags |= IF_FTZ;
+    return;
+  }
+  if (s == ".sat" || s == ".satfinite") {
+    in.flags |= IF_SAT;
+    return;
+  }
+  if (s == ".approx") {
+    in.flags |= IF_APPROX;
+    return;
+  }
+  if (s == ".full") {
+    in.flags |= IF_FULL;
+    return;
+  }
   if (s == ".cc") {
     if (op == Op::add || op == Op::sub || op == Op::addc || op == Op::subc || op == Op::mad ||
         op == Op::madc) {
@@ -1232,31 +1372,76 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
     }
     bad();
   }
-  if (s == ".sync") { in.flags |= IF_SYNC; return; }
-  if (s == ".aligned") { in.flags |= IF_ALIGNED; return; }
+  if (s == ".sync") {
+    in.flags |= IF_SYNC;
+    return;
+  }
+  if (s == ".aligned") {
+    in.flags |= IF_ALIGNED;
+    return;
+  }
   if (op == Op::shf) {
-    if (s == ".l") { in.flags |= IF_LEFT; return; }
-    if (s == ".r") { in.flags |= IF_RIGHT; return; }
+    if (s == ".l") {
+      in.flags |= IF_LEFT;
+      return;
+    }
+    if (s == ".r") {
+      in.flags |= IF_RIGHT;
+      return;
+    }
   }
   if (op == Op::shf || op == Op::bmsk) {
-    if (s == ".wrap") { in.flags |= IF_WRAP; return; }
-    if (s == ".clamp") { in.flags |= IF_CLAMP; return; }
+    if (s == ".wrap") {
+      in.flags |= IF_WRAP;
+      return;
+    }
+    if (s == ".clamp") {
+      in.flags |= IF_CLAMP;
+      return;
+    }
   }
-  if (op == Op::bfind && s == ".shiftamt") { in.flags |= IF_SHIFTAMT; return; }
+  if (op == Op::bfind && s == ".shiftamt") {
+    in.flags |= IF_SHIFTAMT;
+    return;
+  }
   if (op == Op::min || op == Op::max) {
-    if (s == ".NaN") { in.flags |= IF_NAN; return; }
-    if (s == ".xorsign") { in.flags |= IF_XORSIGN; return; }
-    if (s == ".abs") { in.flags |= IF_ABS; return; }
-    if (s == ".relu") { in.flags |= IF_RELU; return; }
+    if (s == ".NaN") {
+      in.flags |= IF_NAN;
+      return;
+    }
+    if (s == ".xorsign") {
+      in.flags |= IF_XORSIGN;
+      return;
+    }
+    if (s == ".abs") {
+      in.flags |= IF_ABS;
+      return;
+    }
+    if (s == ".relu") {
+      in.flags |= IF_RELU;
+      return;
+    }
   }
-  if ((op == Op::fma || op == Op::cvt) && s == ".relu") { in.flags |= IF_RELU; return; }
-  if (op == Op::fma && s == ".oob") { in.flags |= IF_OOB; return; }
-  if (op == Op::match && s == ".sync") { in.flags |= IF_SYNC; return; }
+  if ((op == Op::fma || op == Op::cvt) && s == ".relu") {
+    in.flags |= IF_RELU;
+    return;
+  }
+  if (op == Op::fma && s == ".oob") {
+    in.flags |= IF_OOB;
+    return;
+  }
+  if (op == Op::match && s == ".sync") {
+    in.flags |= IF_SYNC;
+    return;
+  }
   if (op == Op::nanosleep || op == Op::pmevent) {
     if (s == ".mask") return;
   }
   if (op == Op::brx && s == ".idx") return;
-  if ((op == Op::div || op == Op::rem) && (s == ".full")) { in.flags |= IF_FULL; return; }
+  if ((op == Op::div || op == Op::rem) && (s == ".full")) {
+    in.flags |= IF_FULL;
+    return;
+  }
   if (op == Op::mov && s == ".u32") return;
   if (auto c = cmp_of(s); c && op == Op::slct) bad();
   err(t, fmt::format("unknown modifier '{}' for '{}'", s, op_name(op)));
@@ -1294,7 +1479,8 @@ Operand Parser::parse_address(Instruction& in) {
     const bool neg = take().is('-');
     bool neg2 = accept('-');
     const Token& n = peek();
-    if (n.kind != Tok::integer) err(n, fmt::format("expected an integer offset, got {}", tokstr(n)));
+    if (n.kind != Tok::integer)
+      err(n, fmt::format("expected an integer offset, got {}", tokstr(n)));
     take();
     const uint64_t v = neg != neg2 ? uint64_t(0) - n.ival : n.ival;
     o.imm = int64_t(uint64_t(o.imm) + v);  // wraps like address arithmetic, never UB
@@ -1524,14 +1710,16 @@ void Parser::parse_instruction() {
     if (pt.kind != Tok::ident) err(pt, "expected a predicate register after '@'");
     take();
     auto le = lookup_local(pt.text);
-    if (!le || le->kind != ScopeEntry::reg) err(pt, fmt::format("undeclared predicate '{}'", pt.text));
+    if (!le || le->kind != ScopeEntry::reg)
+      err(pt, fmt::format("undeclared predicate '{}'", pt.text));
     if (!fn_->regs[le->index].is_pred())
       err(pt, fmt::format("'{}' is not a predicate register", pt.text));
     in.guard = int32_t(le->index);
     in.guard_neg = neg;
   }
   const Token& op_tok = peek();
-  if (op_tok.kind != Tok::ident) err(op_tok, fmt::format("expected an opcode, got {}", tokstr(op_tok)));
+  if (op_tok.kind != Tok::ident)
+    err(op_tok, fmt::format("expected an opcode, got {}", tokstr(op_tok)));
   take();
   auto op = op_from_mnemonic(op_tok.text);
   if (!op) err(op_tok, fmt::format("unknown opcode '{}'", op_tok.text));
@@ -1573,46 +1761,101 @@ void Parser::parse_instruction() {
 void Parser::validate_instruction(Instruction& in, const Token& op_tok,
                                   const std::vector<const Token*>& op_toks) {
   auto need_type = [&]() {
-    if (in.type == Type::none) err(op_tok, fmt::format("'{}' needs a type modifier", op_name(in.op)));
+    if (in.type == Type::none)
+      err(op_tok, fmt::format("'{}' needs a type modifier", op_name(in.op)));
   };
   const size_t n = in.ops.size();
   auto need_ops = [&](size_t lo, size_t hi) {
     if (n < lo || n > hi) {
       if (lo == hi)
         err(op_tok, fmt::format("'{}' takes {} operands, got {}", full_mnemonic(in), lo, n));
-      err(op_tok, fmt::format("'{}' takes {} to {} operands, got {}", full_mnemonic(in), lo, hi, n));
+      err(op_tok,
+          fmt::format("'{}' takes {} to {} operands, got {}", full_mnemonic(in), lo, hi, n));
     }
   };
   const bool pipe = in.has(IF_PIPE2);
   switch (in.op) {
-    case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::rem: case Op::min:
-    case Op::max: case Op::and_: case Op::or_: case Op::xor_: case Op::shl: case Op::shr:
-    case Op::copysign: case Op::addc: case Op::subc: case Op::mul24:
-      need_type(); need_ops(3, 3); in.ndst = 1;
-      if (in.op == Op::min || in.op == Op::max) { if (n == 4) in.ndst = 1; }
+    case Op::add:
+    case Op::sub:
+    case Op::mul:
+    case Op::div:
+    case Op::rem:
+    case Op::min:
+    case Op::max:
+    case Op::and_:
+    case Op::or_:
+    case Op::xor_:
+    case Op::shl:
+    case Op::shr:
+    case Op::copysign:
+    case Op::addc:
+    case Op::subc:
+    case Op::mul24:
+      need_type();
+      need_ops(3, 3);
+      in.ndst = 1;
+      if (in.op == Op::min || in.op == Op::max) {
+        if (n == 4) in.ndst = 1;
+      }
       break;
-    case Op::mad: case Op::fma: case Op::madc: case Op::mad24: case Op::sad: case Op::bfe:
-    case Op::shf: case Op::prmt: case Op::dp4a: case Op::dp2a: case Op::selp: case Op::slct:
-      need_type(); need_ops(4, 4); in.ndst = 1;
+    case Op::mad:
+    case Op::fma:
+    case Op::madc:
+    case Op::mad24:
+    case Op::sad:
+    case Op::bfe:
+    case Op::shf:
+    case Op::prmt:
+    case Op::dp4a:
+    case Op::dp2a:
+    case Op::selp:
+    case Op::slct:
+      need_type();
+      need_ops(4, 4);
+      in.ndst = 1;
       break;
-    case Op::bfi: case Op::lop3:
-      need_type(); need_ops(5, 5); in.ndst = 1;
+    case Op::bfi:
+    case Op::lop3:
+      need_type();
+      need_ops(5, 5);
+      in.ndst = 1;
       break;
-    case Op::abs: case Op::neg: case Op::not_: case Op::cnot: case Op::popc: case Op::clz:
-    case Op::brev: case Op::bfind: case Op::sqrt: case Op::rsqrt: case Op::rcp: case Op::sin:
-    case Op::cos: case Op::lg2: case Op::ex2: case Op::tanh: case Op::mov:
-    case Op::cvta: case Op::testp:
-      need_type(); need_ops(2, 2); in.ndst = 1;
+    case Op::abs:
+    case Op::neg:
+    case Op::not_:
+    case Op::cnot:
+    case Op::popc:
+    case Op::clz:
+    case Op::brev:
+    case Op::bfind:
+    case Op::sqrt:
+    case Op::rsqrt:
+    case Op::rcp:
+    case Op::sin:
+    case Op::cos:
+    case Op::lg2:
+    case Op::ex2:
+    case Op::tanh:
+    case Op::mov:
+    case Op::cvta:
+    case Op::testp:
+      need_type();
+      need_ops(2, 2);
+      in.ndst = 1;
       break;
     case Op::cvt: {
       // Packed destinations take two sources: cvt.rn.f16x2.f32 d, a, b.
       const bool packed = in.type == Type::f16x2 || in.type == Type::bf16x2 ||
                           in.type == Type::e4m3x2 || in.type == Type::e5m2x2;
-      need_type(); need_ops(2, packed ? 3 : 2); in.ndst = 1;
+      need_type();
+      need_ops(2, packed ? 3 : 2);
+      in.ndst = 1;
       break;
     }
     case Op::bmsk:
-      need_type(); need_ops(3, 3); in.ndst = 1;
+      need_type();
+      need_ops(3, 3);
+      in.ndst = 1;
       break;
     case Op::setp:
       need_type();
@@ -1629,12 +1872,17 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
       if (n != 3u + (in.boolop != BoolOp::none ? 1u : 0u))
         err(op_tok, fmt::format("'{}' has the wrong number of operands", full_mnemonic(in)));
       break;
-    case Op::ld: case Op::ldu:
-      need_type(); need_ops(2, 3); in.ndst = 1;
+    case Op::ld:
+    case Op::ldu:
+      need_type();
+      need_ops(2, 3);
+      in.ndst = 1;
       if (in.ops[1].kind != OperandKind::addr) err(op_tok, "ld needs an address operand [..]");
       break;
     case Op::st:
-      need_type(); need_ops(2, 3); in.ndst = 0;
+      need_type();
+      need_ops(2, 3);
+      in.ndst = 0;
       if (in.ops[0].kind != OperandKind::addr) err(op_tok, "st needs an address operand [..]");
       break;
     case Op::atom:
@@ -1647,7 +1895,8 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
     case Op::red:
       need_type();
       if (in.atom_op() == AtomOp::none) err(op_tok, "'red' needs an operation (.add, ...)");
-      need_ops(2, 3); in.ndst = 0;
+      need_ops(2, 3);
+      in.ndst = 0;
       if (in.ops[0].kind != OperandKind::addr) err(op_tok, "red needs an address operand [..]");
       break;
     case Op::bra:
@@ -1657,10 +1906,14 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
     case Op::brx:
       need_ops(2, 2);
       break;
-    case Op::ret: case Op::exit: case Op::trap: case Op::brkpt:
+    case Op::ret:
+    case Op::exit:
+    case Op::trap:
+    case Op::brkpt:
       need_ops(0, 0);
       break;
-    case Op::bar: case Op::barrier:
+    case Op::bar:
+    case Op::barrier:
       if (in.has(IF_WARP)) {
         need_ops(1, 1);
       } else if (in.has(IF_RED)) {
@@ -1672,21 +1925,25 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
         if (!in.has(IF_SYNC) && !in.has(IF_ARRIVE)) in.flags |= IF_SYNC;  // `bar 0` = bar.sync
       }
       break;
-    case Op::membar: case Op::fence:
+    case Op::membar:
+    case Op::fence:
       need_ops(0, 0);
       break;
     case Op::shfl:
       need_type();
-      if (in.shfl_mode() == ShflMode::none) err(op_tok, "'shfl' needs a mode (.up/.down/.bfly/.idx)");
+      if (in.shfl_mode() == ShflMode::none)
+        err(op_tok, "'shfl' needs a mode (.up/.down/.bfly/.idx)");
       in.ndst = pipe ? 2 : 1;
       if (n != in.ndst + 3u + (in.has(IF_SYNC) ? 1u : 0u))
         err(op_tok, fmt::format("'{}' has the wrong number of operands", full_mnemonic(in)));
       break;
     case Op::vote:
-      if (in.vote_mode() == VoteMode::none) err(op_tok, "'vote' needs a mode (.all/.any/.uni/.ballot)");
+      if (in.vote_mode() == VoteMode::none)
+        err(op_tok, "'vote' needs a mode (.all/.any/.uni/.ballot)");
       in.ndst = 1;
       need_ops(in.has(IF_SYNC) ? 3 : 2, in.has(IF_SYNC) ? 3 : 2);
-      if (in.type == Type::none) in.type = in.vote_mode() == VoteMode::ballot ? Type::b32 : Type::pred;
+      if (in.type == Type::none)
+        in.type = in.vote_mode() == VoteMode::ballot ? Type::b32 : Type::pred;
       break;
     case Op::match:
       need_type();
@@ -1694,41 +1951,59 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
       need_ops(in.ndst + 2, in.ndst + 2);
       break;
     case Op::redux:
-      need_type(); in.ndst = 1; need_ops(3, 3);
+      need_type();
+      in.ndst = 1;
+      need_ops(3, 3);
       break;
     case Op::activemask:
-      need_type(); in.ndst = 1; need_ops(1, 1);
+      need_type();
+      in.ndst = 1;
+      need_ops(1, 1);
       break;
     case Op::isspacep:
       if (in.space == Space::generic) err(op_tok, "'isspacep' needs a state space");
-      in.ndst = 1; need_ops(2, 2); in.type = Type::pred;
-      break;
-    case Op::tex: case Op::tld4: case Op::suld:
       in.ndst = 1;
-      if (n < 3) err(op_tok, fmt::format("'{}' needs a destination and [texture, coordinates]", op_name(in.op)));
+      need_ops(2, 2);
+      in.type = Type::pred;
+      break;
+    case Op::tex:
+    case Op::tld4:
+    case Op::suld:
+      in.ndst = 1;
+      if (n < 3)
+        err(op_tok,
+            fmt::format("'{}' needs a destination and [texture, coordinates]", op_name(in.op)));
       break;
     case Op::sust:
       in.ndst = 0;
       break;
-    case Op::txq: case Op::suq:
+    case Op::txq:
+    case Op::suq:
       in.ndst = 1;
       break;
-    case Op::nanosleep: case Op::pmevent:
+    case Op::nanosleep:
+    case Op::pmevent:
       need_ops(1, 1);
       break;
-    case Op::vabsdiff: case Op::vabsdiff2: case Op::vabsdiff4: case Op::vadd:
-      in.ndst = 1; need_ops(3, 4);
+    case Op::vabsdiff:
+    case Op::vabsdiff2:
+    case Op::vabsdiff4:
+    case Op::vadd:
+      in.ndst = 1;
+      need_ops(3, 4);
       break;
     case Op::getctarank:
       in.ndst = 1;
       break;
     case Op::fns:
-      in.ndst = 1; need_ops(4, 4);
+      in.ndst = 1;
+      need_ops(4, 4);
       break;
     case Op::elect:
       in.ndst = pipe ? 2 : 1;
       break;
-    case Op::ldmatrix: case Op::mma:
+    case Op::ldmatrix:
+    case Op::mma:
       in.ndst = 1;
       break;
     default:
@@ -1745,18 +2020,21 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
     if (d.kind == OperandKind::vec) {
       for (unsigned k = 0; k < d.count; ++k) {
         const Operand& e = in.elem(d, k);
-        if (e.kind != OperandKind::reg && e.kind != OperandKind::sink && e.kind != OperandKind::pred)
+        if (e.kind != OperandKind::reg && e.kind != OperandKind::sink &&
+            e.kind != OperandKind::pred)
           err(at, fmt::format("destination of '{}' must be registers", op_name(in.op)));
       }
       continue;
     }
-    err(at, fmt::format("destination operand {} of '{}' must be a register", i + 1, op_name(in.op)));
+    err(at,
+        fmt::format("destination operand {} of '{}' must be a register", i + 1, op_name(in.op)));
   }
   if (in.op == Op::ld || in.op == Op::st || in.op == Op::ldu) {
     if (in.vec > 1) {
       const Operand& v = in.op == Op::st ? in.ops[1] : in.ops[0];
       if (v.kind != OperandKind::vec || v.count != in.vec)
-        err(op_tok, fmt::format("'{}' needs a {{...}} operand with {} elements", full_mnemonic(in), in.vec));
+        err(op_tok, fmt::format("'{}' needs a {{...}} operand with {} elements", full_mnemonic(in),
+                                in.vec));
     }
   }
 }
@@ -1771,10 +2049,14 @@ void Parser::normalize_imm(Operand& o, Type expect, const Token& at) {
   }
   if (type_kind(expect) == TypeKind::flt) {
     double d;
-    if (lit == Tok::decfloat) d = bitcast<double>(uint64_t(o.imm));
-    else if (lit == Tok::f32bits) d = double(bitcast<float>(uint32_t(o.imm)));
-    else if (lit == Tok::f64bits) d = bitcast<double>(uint64_t(o.imm));
-    else d = double(o.imm);
+    if (lit == Tok::decfloat)
+      d = bitcast<double>(uint64_t(o.imm));
+    else if (lit == Tok::f32bits)
+      d = double(bitcast<float>(uint32_t(o.imm)));
+    else if (lit == Tok::f64bits)
+      d = bitcast<double>(uint64_t(o.imm));
+    else
+      d = double(o.imm);
     if (expect == Type::f64) {
       o.imm = lit == Tok::f64bits ? o.imm : int64_t(bitcast<uint64_t>(d));
     } else if (expect == Type::f32 || expect == Type::tf32) {
@@ -1792,20 +2074,20 @@ void Parser::normalize_imm(Operand& o, Type expect, const Token& at) {
 void Parser::check_reg(const Instruction& in, const Operand& o, Type expect, bool allow_wider,
                        const Token& at, bool is_dst) {
   if (o.kind == OperandKind::vec) {
-    for (unsigned k = 0; k < o.count; ++k) check_reg(in, in.elem(o, k), expect, allow_wider, at, is_dst);
+    for (unsigned k = 0; k < o.count; ++k)
+      check_reg(in, in.elem(o, k), expect, allow_wider, at, is_dst);
     return;
   }
   if (expect == Type::none) return;
   if (o.kind == OperandKind::pred) {
     if (expect != Type::pred)
-      err(at, fmt::format("predicate '{}' used where a .{} value is expected",
-                          fn_->regs[o.id].name, type_name(expect)));
+      err(at, fmt::format("predicate '{}' used where a .{} value is expected", fn_->regs[o.id].name,
+                          type_name(expect)));
     return;
   }
   if (o.kind == OperandKind::reg) {
     const Register& r = fn_->regs[o.id];
-    if (expect == Type::pred)
-      err(at, fmt::format("'{}' is not a predicate register", r.name));
+    if (expect == Type::pred) err(at, fmt::format("'{}' is not a predicate register", r.name));
     const uint32_t rs = type_size(r.type), es = type_size(expect);
     if (rs == es) return;
     if (allow_wider && rs > es) return;
@@ -1824,22 +2106,56 @@ void Parser::check_operands(Instruction& in, const std::vector<const Token*>& to
   auto tokat = [&](size_t i) -> const Token& { return i < toks.size() ? *toks[i] : peek(); };
   auto wide = [](Type t) {
     switch (t) {
-      case Type::u16: return Type::u32; case Type::s16: return Type::s32;
-      case Type::u32: return Type::u64; case Type::s32: return Type::s64;
-      case Type::u64: case Type::s64: return Type::b128;
-      default: return t;
+      case Type::u16:
+        return Type::u32;
+      case Type::s16:
+        return Type::s32;
+      case Type::u32:
+        return Type::u64;
+      case Type::s32:
+        return Type::s64;
+      case Type::u64:
+      case Type::s64:
+        return Type::b128;
+      default:
+        return t;
     }
   };
   // expected type per operand position (Type::none = don't check), and whether wider
   // registers are accepted
   std::vector<std::pair<Type, bool>> ex(in.ops.size(), {Type::none, false});
-  auto all = [&](Type t, bool w = false) { for (auto& e : ex) e = {t, w}; };
+  auto all = [&](Type t, bool w = false) {
+    for (auto& e : ex) e = {t, w};
+  };
   switch (in.op) {
-    case Op::add: case Op::sub: case Op::min: case Op::max: case Op::div: case Op::rem:
-    case Op::and_: case Op::or_: case Op::xor_: case Op::not_: case Op::cnot: case Op::abs:
-    case Op::neg: case Op::copysign: case Op::addc: case Op::subc: case Op::sqrt:
-    case Op::rsqrt: case Op::rcp: case Op::sin: case Op::cos: case Op::lg2: case Op::ex2:
-    case Op::tanh: case Op::fma: case Op::brev: case Op::mov: case Op::cvta:
+    case Op::add:
+    case Op::sub:
+    case Op::min:
+    case Op::max:
+    case Op::div:
+    case Op::rem:
+    case Op::and_:
+    case Op::or_:
+    case Op::xor_:
+    case Op::not_:
+    case Op::cnot:
+    case Op::abs:
+    case Op::neg:
+    case Op::copysign:
+    case Op::addc:
+    case Op::subc:
+    case Op::sqrt:
+    case Op::rsqrt:
+    case Op::rcp:
+    case Op::sin:
+    case Op::cos:
+    case Op::lg2:
+    case Op::ex2:
+    case Op::tanh:
+    case Op::fma:
+    case Op::brev:
+    case Op::mov:
+    case Op::cvta:
       all(T);
       if (in.op == Op::mov && !in.ops.empty() && in.ops[0].kind == OperandKind::vec) {
         const uint32_t n = in.ops[0].count;
@@ -1852,14 +2168,19 @@ void Parser::check_operands(Instruction& in, const std::vector<const Token*>& to
         ex[1] = {es == 1 ? Type::b8 : es == 2 ? Type::b16 : es == 4 ? Type::b32 : Type::b64, false};
       }
       break;
-    case Op::mul: case Op::mad: case Op::mul24: case Op::mad24: case Op::madc:
+    case Op::mul:
+    case Op::mad:
+    case Op::mul24:
+    case Op::mad24:
+    case Op::madc:
       all(T);
       if (in.mul_mode() == MulMode::wide) {
         ex[0] = {wide(T), false};
         if (ex.size() > 3) ex[3] = {wide(T), false};
       }
       break;
-    case Op::shl: case Op::shr:
+    case Op::shl:
+    case Op::shr:
       all(T);
       if (ex.size() > 2) ex[2] = {Type::u32, false};
       break;
@@ -1871,11 +2192,16 @@ void Parser::check_operands(Instruction& in, const std::vector<const Token*>& to
       all(T);
       ex[3] = ex[4] = {Type::u32, false};
       break;
-    case Op::popc: case Op::clz: case Op::bfind:
+    case Op::popc:
+    case Op::clz:
+    case Op::bfind:
       all(T);
       ex[0] = {Type::u32, false};
       break;
-    case Op::prmt: case Op::shf: case Op::lop3: case Op::bmsk:
+    case Op::prmt:
+    case Op::shf:
+    case Op::lop3:
+    case Op::bmsk:
       all(Type::b32);
       break;
     case Op::setp:
@@ -1904,7 +2230,8 @@ void Parser::check_operands(Instruction& in, const std::vector<const Token*>& to
         for (size_t i = 1; i < ex.size(); ++i) ex[i] = {in.type2, true};
       }
       break;
-    case Op::ld: case Op::ldu:
+    case Op::ld:
+    case Op::ldu:
       ex[0] = {T == Type::b128 ? Type::none : T, true};
       break;
     case Op::st:
@@ -1925,8 +2252,10 @@ void Parser::check_operands(Instruction& in, const std::vector<const Token*>& to
       if (in.ndst == 2) ex[1] = {Type::pred, false};
       break;
     case Op::vote:
-      if (in.vote_mode() == VoteMode::ballot) ex[0] = {Type::b32, false};
-      else ex[0] = {Type::pred, false};
+      if (in.vote_mode() == VoteMode::ballot)
+        ex[0] = {Type::b32, false};
+      else
+        ex[0] = {Type::pred, false};
       ex[1] = {Type::pred, false};
       if (ex.size() > 2) ex[2] = {Type::b32, false};
       break;
@@ -1950,7 +2279,8 @@ void Parser::check_operands(Instruction& in, const std::vector<const Token*>& to
     case Op::isspacep:
       ex[0] = {Type::pred, false};
       break;
-    case Op::bar: case Op::barrier:
+    case Op::bar:
+    case Op::barrier:
       if (in.has(IF_RED)) {
         ex[0] = {in.boolop == BoolOp::popc ? Type::u32 : Type::pred, false};
         ex.back() = {Type::pred, false};
@@ -2007,11 +2337,23 @@ void add_translation_unit(Module& m, std::string text, std::string file) {
 
 bool is_builtin_function(std::string_view name) {
   static const std::unordered_set<std::string_view> b = {
-      "vprintf", "malloc", "free", "__assertfail", "__nv_aligned_device_malloc",
-      "cudaGetParameterBufferV2", "cudaLaunchDeviceV2", "cudaGetParameterBuffer",
-      "cudaLaunchDevice", "cudaDeviceSynchronize", "cudaGetDevice", "cudaDeviceGetAttribute",
-      "cudaFuncGetAttributes", "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
-      "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaMalloc", "cudaFree",
+      "vprintf",
+      "malloc",
+      "free",
+      "__assertfail",
+      "__nv_aligned_device_malloc",
+      "cudaGetParameterBufferV2",
+      "cudaLaunchDeviceV2",
+      "cudaGetParameterBuffer",
+      "cudaLaunchDevice",
+      "cudaDeviceSynchronize",
+      "cudaGetDevice",
+      "cudaDeviceGetAttribute",
+      "cudaFuncGetAttributes",
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+      "cudaMalloc",
+      "cudaFree",
       "__cudaCDP2DeviceSynchronize"};
   return b.count(name) > 0;
 }

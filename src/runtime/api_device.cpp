@@ -74,56 +74,107 @@ int Runtime::attribute(cudaDeviceAttr a, bool* ok) const {
   *ok = true;
   const double khz = params_.gpu.core_mhz * 1000.0;
   switch (a) {
-    case cudaDevAttrMaxThreadsPerBlock: return p.maxThreadsPerBlock;
-    case cudaDevAttrMaxBlockDimX: return p.maxThreadsDim[0];
-    case cudaDevAttrMaxBlockDimY: return p.maxThreadsDim[1];
-    case cudaDevAttrMaxBlockDimZ: return p.maxThreadsDim[2];
-    case cudaDevAttrMaxGridDimX: return p.maxGridSize[0];
-    case cudaDevAttrMaxGridDimY: return p.maxGridSize[1];
-    case cudaDevAttrMaxGridDimZ: return p.maxGridSize[2];
-    case cudaDevAttrMaxSharedMemoryPerBlock: return int(p.sharedMemPerBlock);
-    case cudaDevAttrTotalConstantMemory: return int(p.totalConstMem);
-    case cudaDevAttrWarpSize: return p.warpSize;
-    case cudaDevAttrMaxPitch: return int(p.memPitch);
-    case cudaDevAttrMaxRegistersPerBlock: return p.regsPerBlock;
-    case cudaDevAttrClockRate: return int(khz);
-    case cudaDevAttrTextureAlignment: return int(p.textureAlignment);
-    case cudaDevAttrMultiProcessorCount: return p.multiProcessorCount;
-    case cudaDevAttrKernelExecTimeout: return 0;
-    case cudaDevAttrIntegrated: return 0;
-    case cudaDevAttrCanMapHostMemory: return 1;
-    case cudaDevAttrComputeMode: return 0;
-    case cudaDevAttrConcurrentKernels: return 1;
-    case cudaDevAttrEccEnabled: return 0;
-    case cudaDevAttrPciBusId: return p.pciBusID;
-    case cudaDevAttrPciDeviceId: return p.pciDeviceID;
-    case cudaDevAttrMemoryClockRate: return int(params_.gpu.dram_mhz * 1000.0);
-    case cudaDevAttrGlobalMemoryBusWidth: return p.memoryBusWidth;
-    case cudaDevAttrL2CacheSize: return p.l2CacheSize;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: return p.maxThreadsPerMultiProcessor;
-    case cudaDevAttrAsyncEngineCount: return 1;
-    case cudaDevAttrUnifiedAddressing: return 1;
-    case cudaDevAttrComputeCapabilityMajor: return p.major;
-    case cudaDevAttrComputeCapabilityMinor: return p.minor;
-    case cudaDevAttrStreamPrioritiesSupported: return 1;
-    case cudaDevAttrGlobalL1CacheSupported: return 1;
-    case cudaDevAttrLocalL1CacheSupported: return 1;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: return int(p.sharedMemPerMultiprocessor);
-    case cudaDevAttrMaxRegistersPerMultiprocessor: return p.regsPerMultiprocessor;
-    case cudaDevAttrManagedMemory: return 1;
-    case cudaDevAttrIsMultiGpuBoard: return 0;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: return int(p.sharedMemPerBlockOptin);
-    case cudaDevAttrMaxBlocksPerMultiprocessor: return p.maxBlocksPerMultiProcessor;
-    case cudaDevAttrCooperativeLaunch: return 0;
-    case cudaDevAttrConcurrentManagedAccess: return 0;
-    case cudaDevAttrPageableMemoryAccess: return 0;
-    case cudaDevAttrHostRegisterSupported: return 1;
-    case cudaDevAttrMaxTexture1DWidth: return p.maxTexture1D;
-    case cudaDevAttrMaxTexture2DWidth: return p.maxTexture2D[0];
-    case cudaDevAttrMaxTexture2DHeight: return p.maxTexture2D[1];
-    case cudaDevAttrSurfaceAlignment: return int(p.surfaceAlignment);
-    case cudaDevAttrMemoryPoolsSupported: return 0;
-    default: *ok = false; return 0;
+    case cudaDevAttrMaxThreadsPerBlock:
+      return p.maxThreadsPerBlock;
+    case cudaDevAttrMaxBlockDimX:
+      return p.maxThreadsDim[0];
+    case cudaDevAttrMaxBlockDimY:
+      return p.maxThreadsDim[1];
+    case cudaDevAttrMaxBlockDimZ:
+      return p.maxThreadsDim[2];
+    case cudaDevAttrMaxGridDimX:
+      return p.maxGridSize[0];
+    case cudaDevAttrMaxGridDimY:
+      return p.maxGridSize[1];
+    case cudaDevAttrMaxGridDimZ:
+      return p.maxGridSize[2];
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      return int(p.sharedMemPerBlock);
+    case cudaDevAttrTotalConstantMemory:
+      return int(p.totalConstMem);
+    case cudaDevAttrWarpSize:
+      return p.warpSize;
+    case cudaDevAttrMaxPitch:
+      return int(p.memPitch);
+    case cudaDevAttrMaxRegistersPerBlock:
+      return p.regsPerBlock;
+    case cudaDevAttrClockRate:
+      return int(khz);
+    case cudaDevAttrTextureAlignment:
+      return int(p.textureAlignment);
+    case cudaDevAttrMultiProcessorCount:
+      return p.multiProcessorCount;
+    case cudaDevAttrKernelExecTimeout:
+      return 0;
+    case cudaDevAttrIntegrated:
+      return 0;
+    case cudaDevAttrCanMapHostMemory:
+      return 1;
+    case cudaDevAttrComputeMode:
+      return 0;
+    case cudaDevAttrConcurrentKernels:
+      return 1;
+    case cudaDevAttrEccEnabled:
+      return 0;
+    case cudaDevAttrPciBusId:
+      return p.pciBusID;
+    case cudaDevAttrPciDeviceId:
+      return p.pciDeviceID;
+    case cudaDevAttrMemoryClockRate:
+      return int(params_.gpu.dram_mhz * 1000.0);
+    case cudaDevAttrGlobalMemoryBusWidth:
+      return p.memoryBusWidth;
+    case cudaDevAttrL2CacheSize:
+      return p.l2CacheSize;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      return p.maxThreadsPerMultiProcessor;
+    case cudaDevAttrAsyncEngineCount:
+      return 1;
+    case cudaDevAttrUnifiedAddressing:
+      return 1;
+    case cudaDevAttrComputeCapabilityMajor:
+      return p.major;
+    case cudaDevAttrComputeCapabilityMinor:
+      return p.minor;
+    case cudaDevAttrStreamPrioritiesSupported:
+      return 1;
+    case cudaDevAttrGlobalL1CacheSupported:
+      return 1;
+    case cudaDevAttrLocalL1CacheSupported:
+      return 1;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      return int(p.sharedMemPerMultiprocessor);
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+      return p.regsPerMultiprocessor;
+    case cudaDevAttrManagedMemory:
+      return 1;
+    case cudaDevAttrIsMultiGpuBoard:
+      return 0;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+      return int(p.sharedMemPerBlockOptin);
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+      return p.maxBlocksPerMultiProcessor;
+    case cudaDevAttrCooperativeLaunch:
+      return 0;
+    case cudaDevAttrConcurrentManagedAccess:
+      return 0;
+    case cudaDevAttrPageableMemoryAccess:
+      return 0;
+    case cudaDevAttrHostRegisterSupported:
+      return 1;
+    case cudaDevAttrMaxTexture1DWidth:
+      return p.maxTexture1D;
+    case cudaDevAttrMaxTexture2DWidth:
+      return p.maxTexture2D[0];
+    case cudaDevAttrMaxTexture2DHeight:
+      return p.maxTexture2D[1];
+    case cudaDevAttrSurfaceAlignment:
+      return int(p.surfaceAlignment);
+    case cudaDevAttrMemoryPoolsSupported:
+      return 0;
+    default:
+      *ok = false;
+      return 0;
   }
 }
 
@@ -216,7 +267,8 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   bool ok = false;
   *value = rt.attribute(attr, &ok);
   if (!ok) {
-    rt.warn(fmt::format("cudaDeviceGetAttribute: attribute {} is not modelled; returning 0", int(attr)));
+    rt.warn(fmt::format("cudaDeviceGetAttribute: attribute {} is not modelled; returning 0",
+                        int(attr)));
     *value = 0;
   }
   return cudaSuccess;
@@ -237,10 +289,16 @@ cudaError_t cudaDeviceReset(void) {
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   Runtime& rt = Runtime::get();
   switch (limit) {
-    case cudaLimitStackSize: rt.dev().options().stack_bytes = uint32_t(value); return cudaSuccess;
-    case cudaLimitMallocHeapSize: rt.dev().heap().set_limit(value); return cudaSuccess;
-    case cudaLimitPrintfFifoSize: return cudaSuccess;
-    default: return cudaSuccess;
+    case cudaLimitStackSize:
+      rt.dev().options().stack_bytes = uint32_t(value);
+      return cudaSuccess;
+    case cudaLimitMallocHeapSize:
+      rt.dev().heap().set_limit(value);
+      return cudaSuccess;
+    case cudaLimitPrintfFifoSize:
+      return cudaSuccess;
+    default:
+      return cudaSuccess;
   }
 }
 
@@ -248,10 +306,17 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
   Runtime& rt = Runtime::get();
   if (!value) return rt.ret(cudaErrorInvalidValue);
   switch (limit) {
-    case cudaLimitStackSize: *value = rt.dev().options().stack_bytes; break;
-    case cudaLimitMallocHeapSize: *value = rt.dev().heap().limit(); break;
-    case cudaLimitPrintfFifoSize: *value = 1 << 20; break;
-    default: *value = 0;
+    case cudaLimitStackSize:
+      *value = rt.dev().options().stack_bytes;
+      break;
+    case cudaLimitMallocHeapSize:
+      *value = rt.dev().heap().limit();
+      break;
+    case cudaLimitPrintfFifoSize:
+      *value = 1 << 20;
+      break;
+    default:
+      *value = 0;
   }
   return cudaSuccess;
 }
@@ -293,11 +358,14 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
   attr->constSizeBytes = 0;
   attr->localSizeBytes = k->prog->kernel_local_bytes;
   attr->maxThreadsPerBlock = int(rt.params().sm.max_threads_per_block);
-  if (f.maxntid.x) attr->maxThreadsPerBlock = int(std::min<uint64_t>(attr->maxThreadsPerBlock, uint64_t(f.maxntid.x) * f.maxntid.y * f.maxntid.z));
+  if (f.maxntid.x)
+    attr->maxThreadsPerBlock = int(std::min<uint64_t>(
+        attr->maxThreadsPerBlock, uint64_t(f.maxntid.x) * f.maxntid.y * f.maxntid.z));
   attr->numRegs = int(rt.registers_per_thread(*k));
   attr->ptxVersion = int(k->prog->ir->version_major * 10 + k->prog->ir->version_minor);
   attr->binaryVersion = int(rt.params().gpu.cc_major * 10 + rt.params().gpu.cc_minor);
-  attr->maxDynamicSharedSizeBytes = int(rt.params().sm.max_shared_per_block - k->prog->layout.static_shared);
+  attr->maxDynamicSharedSizeBytes =
+      int(rt.params().sm.max_shared_per_block - k->prog->layout.static_shared);
   return cudaSuccess;
 }
 
@@ -306,8 +374,10 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
   return rt.kernel_by_handle(func) ? cudaSuccess : rt.ret(cudaErrorInvalidDeviceFunction);
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize,
-                                                                   size_t dynamicSMemSize, unsigned int flags) {
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize,
+                                                                   unsigned int flags) {
   Runtime& rt = Runtime::get();
   if (!numBlocks) return rt.ret(cudaErrorInvalidValue);
   cudaError_t e;
@@ -317,13 +387,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlock
   return cudaSuccess;
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
-                                                          size_t dynamicSMemSize) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func,
+                                                          int blockSize, size_t dynamicSMemSize) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
+                                                                dynamicSMemSize, 0);
 }
 
-cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func, int numBlocks,
-                                                      int blockSize) {
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func,
+                                                      int numBlocks, int blockSize) {
   Runtime& rt = Runtime::get();
   if (!dynamicSmemSize || numBlocks <= 0) return rt.ret(cudaErrorInvalidValue);
   cudaError_t e;
@@ -331,7 +402,8 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, c
   if (!k) return rt.ret(e);
   const size_t per = rt.params().sm.shared_bytes / size_t(numBlocks);
   const size_t st = k->prog->layout.static_shared;
-  *dynamicSmemSize = per > st ? std::min<size_t>(per - st, rt.params().sm.max_shared_per_block - st) : 0;
+  *dynamicSmemSize =
+      per > st ? std::min<size_t>(per - st, rt.params().sm.max_shared_per_block - st) : 0;
   return cudaSuccess;
 }
 

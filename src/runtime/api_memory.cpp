@@ -14,7 +14,8 @@ namespace {
 
 /// Copy helper covering every direction; host pointers may also be pinned/managed memory,
 /// which is device-visible at the same address.
-cudaError_t do_copy(Runtime& rt, void* dst, const void* src, size_t n, cudaMemcpyKind kind, const char* api) {
+cudaError_t do_copy(Runtime& rt, void* dst, const void* src, size_t n, cudaMemcpyKind kind,
+                    const char* api) {
   if (rt.sticky() != cudaSuccess) return rt.sticky();
   if (n == 0) return cudaSuccess;
   if (!dst || !src) return rt.ret(cudaErrorInvalidValue);
@@ -27,11 +28,13 @@ cudaError_t do_copy(Runtime& rt, void* dst, const void* src, size_t n, cudaMemcp
   }
   try {
     switch (kind) {
-      case cudaMemcpyHostToHost: std::memmove(dst, src, n); break;
+      case cudaMemcpyHostToHost:
+        std::memmove(dst, src, n);
+        break;
       case cudaMemcpyHostToDevice:
         if (!ddev) {
-          rt.warn(fmt::format("{}: destination {} is not {} bytes of device memory ({})", api, dst, n,
-                              dev.memory().describe(d)));
+          rt.warn(fmt::format("{}: destination {} is not {} bytes of device memory ({})", api, dst,
+                              n, dev.memory().describe(d)));
           return rt.ret(cudaErrorInvalidValue);
         }
         dev.write(d, src, n);
@@ -46,12 +49,14 @@ cudaError_t do_copy(Runtime& rt, void* dst, const void* src, size_t n, cudaMemcp
         break;
       case cudaMemcpyDeviceToDevice:
         if (!sdev || !ddev) {
-          rt.warn(fmt::format("{}: {} is not {} bytes of device memory", api, !sdev ? src : dst, n));
+          rt.warn(
+              fmt::format("{}: {} is not {} bytes of device memory", api, !sdev ? src : dst, n));
           return rt.ret(cudaErrorInvalidValue);
         }
         dev.copy(d, s, n);
         break;
-      default: return rt.ret(cudaErrorInvalidMemcpyDirection);
+      default:
+        return rt.ret(cudaErrorInvalidMemcpyDirection);
     }
   } catch (const std::exception& e) {
     rt.warn(fmt::format("{}: {}", api, e.what()));
@@ -60,8 +65,8 @@ cudaError_t do_copy(Runtime& rt, void* dst, const void* src, size_t n, cudaMemcp
   return cudaSuccess;
 }
 
-cudaError_t do_copy2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                      size_t height, cudaMemcpyKind kind, const char* api) {
+cudaError_t do_copy2d(Runtime& rt, void* dst, size_t dpitch, const void* src, size_t spitch,
+                      size_t width, size_t height, cudaMemcpyKind kind, const char* api) {
   if (width > dpitch || width > spitch) return rt.ret(cudaErrorInvalidPitchValue);
   for (size_t r = 0; r < height; ++r) {
     const cudaError_t e = do_copy(rt, static_cast<char*>(dst) + r * dpitch,
@@ -76,7 +81,8 @@ cudaError_t do_memset(Runtime& rt, void* p, int value, size_t n, const char* api
   if (n == 0) return cudaSuccess;
   const Addr a = reinterpret_cast<Addr>(p);
   if (!rt.dev().valid(a, n)) {
-    rt.warn(fmt::format("{}: {} is not {} bytes of device memory ({})", api, p, n, rt.dev().memory().describe(a)));
+    rt.warn(fmt::format("{}: {} is not {} bytes of device memory ({})", api, p, n,
+                        rt.dev().memory().describe(a)));
     return rt.ret(cudaErrorInvalidValue);
   }
   rt.dev().fill(a, uint8_t(value), n);
@@ -103,7 +109,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
 cudaError_t cudaFree(void* devPtr) {
   Runtime& rt = Runtime::get();
   if (!devPtr) return cudaSuccess;
-  rt.drain();  // cudaFree synchronises the device
+  rt.drain();                                    // cudaFree synchronises the device
   if (rt.host_free(devPtr)) return cudaSuccess;  // tolerated by CUDA for mapped memory
   if (!rt.dev().free(reinterpret_cast<Addr>(devPtr))) {
     rt.warn(fmt::format("cudaFree({}): not a pointer returned by cudaMalloc", devPtr));
@@ -115,7 +121,8 @@ cudaError_t cudaFree(void* devPtr) {
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   Runtime& rt = Runtime::get();
   if (!devPtr || !pitch) return rt.ret(cudaErrorInvalidValue);
-  const size_t p = (width + 511) / 512 * 512;  // 512-byte pitch alignment (texturePitchAlignment-like)
+  const size_t p =
+      (width + 511) / 512 * 512;  // 512-byte pitch alignment (texturePitchAlignment-like)
   *pitch = p ? p : 512;
   return cudaMalloc(devPtr, *pitch * height);
 }
@@ -171,13 +178,15 @@ cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) {
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
   Runtime& rt = Runtime::get();
   if (!ptr || !size) return rt.ret(cudaErrorInvalidValue);
-  rt.dev().memory().map_host(ptr, size, simtlab::func::AllocKind::host_mapped, "registered host memory");
+  rt.dev().memory().map_host(ptr, size, simtlab::func::AllocKind::host_mapped,
+                             "registered host memory");
   return cudaSuccess;
 }
 
 cudaError_t cudaHostUnregister(void* ptr) {
   Runtime& rt = Runtime::get();
-  return rt.dev().memory().release(reinterpret_cast<Addr>(ptr)) ? cudaSuccess : rt.ret(cudaErrorInvalidValue);
+  return rt.dev().memory().release(reinterpret_cast<Addr>(ptr)) ? cudaSuccess
+                                                                : rt.ret(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
@@ -207,7 +216,7 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* pt
     return cudaSuccess;
   }
   using simtlab::func::AllocKind;
-  attr->type = a->kind == AllocKind::managed ? cudaMemoryTypeManaged
+  attr->type = a->kind == AllocKind::managed       ? cudaMemoryTypeManaged
                : a->kind == AllocKind::host_mapped ? cudaMemoryTypeHost
                                                    : cudaMemoryTypeDevice;
   attr->devicePointer = const_cast<void*>(ptr);
@@ -221,7 +230,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind 
   return do_copy(rt, dst, src, count, kind, "cudaMemcpy");
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream) {
   Runtime& rt = Runtime::get();
   if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
   if (rt.deferred(stream)) {
@@ -230,26 +240,31 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
     const bool sd = rt.dev().valid(reinterpret_cast<Addr>(src), count);
     if ((kind == cudaMemcpyHostToDevice && !dd) || (kind == cudaMemcpyDeviceToHost && !sd) ||
         (kind == cudaMemcpyDeviceToDevice && (!dd || !sd))) {
-      rt.warn(fmt::format("cudaMemcpyAsync: {} is not {} bytes of device memory", (kind == cudaMemcpyDeviceToHost ? src : dst), count));
+      rt.warn(fmt::format("cudaMemcpyAsync: {} is not {} bytes of device memory",
+                          (kind == cudaMemcpyDeviceToHost ? src : dst), count));
       return rt.ret(cudaErrorInvalidValue);
     }
-    rt.enqueue_action(stream, [&rt, dst, src, count, kind] { do_copy(rt, dst, src, count, kind, "cudaMemcpyAsync"); });
+    rt.enqueue_action(stream, [&rt, dst, src, count, kind] {
+      do_copy(rt, dst, src, count, kind, "cudaMemcpyAsync");
+    });
     return cudaSuccess;
   }
   rt.drain();
   return do_copy(rt, dst, src, count, kind, "cudaMemcpyAsync");
 }
 
-cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                         cudaMemcpyKind kind) {
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
   Runtime::get().drain();
   return do_copy2d(Runtime::get(), dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2D");
 }
 
-cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                              cudaMemcpyKind kind, cudaStream_t stream) {
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream) {
   Runtime::get().drain();
-  return do_copy2d(Runtime::get(), dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2DAsync");
+  return do_copy2d(Runtime::get(), dst, dpitch, src, spitch, width, height, kind,
+                   "cudaMemcpy2DAsync");
 }
 
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
@@ -261,10 +276,13 @@ cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
   const cudaExtent e = p->extent;
   for (size_t z = 0; z < e.depth; ++z)
     for (size_t y = 0; y < e.height; ++y) {
-      const size_t so = ((p->srcPos.z + z) * p->srcPtr.ysize + p->srcPos.y + y) * p->srcPtr.pitch + p->srcPos.x;
-      const size_t dd = ((p->dstPos.z + z) * p->dstPtr.ysize + p->dstPos.y + y) * p->dstPtr.pitch + p->dstPos.x;
-      const cudaError_t r = do_copy(rt, static_cast<char*>(p->dstPtr.ptr) + dd, static_cast<const char*>(p->srcPtr.ptr) + so,
-                                    e.width, p->kind, "cudaMemcpy3D");
+      const size_t so =
+          ((p->srcPos.z + z) * p->srcPtr.ysize + p->srcPos.y + y) * p->srcPtr.pitch + p->srcPos.x;
+      const size_t dd =
+          ((p->dstPos.z + z) * p->dstPtr.ysize + p->dstPos.y + y) * p->dstPtr.pitch + p->dstPos.x;
+      const cudaError_t r =
+          do_copy(rt, static_cast<char*>(p->dstPtr.ptr) + dd,
+                  static_cast<const char*>(p->srcPtr.ptr) + so, e.width, p->kind, "cudaMemcpy3D");
       if (r != cudaSuccess) return r;
     }
   return cudaSuccess;
@@ -276,8 +294,8 @@ cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDev
   return do_copy(rt, dst, src, count, cudaMemcpyDeviceToDevice, "cudaMemcpyPeer");
 }
 
-cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
-                                cudaStream_t stream) {
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
+                                size_t count, cudaStream_t stream) {
   return cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
 }
 
@@ -295,7 +313,9 @@ cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t 
       rt.warn(fmt::format("cudaMemsetAsync: {} is not {} bytes of device memory", devPtr, count));
       return rt.ret(cudaErrorInvalidValue);
     }
-    rt.enqueue_action(stream, [&rt, devPtr, value, count] { do_memset(rt, devPtr, value, count, "cudaMemsetAsync"); });
+    rt.enqueue_action(stream, [&rt, devPtr, value, count] {
+      do_memset(rt, devPtr, value, count, "cudaMemsetAsync");
+    });
     return cudaSuccess;
   }
   rt.drain();
@@ -306,25 +326,29 @@ cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, si
   Runtime& rt = Runtime::get();
   if (width > pitch) return rt.ret(cudaErrorInvalidPitchValue);
   for (size_t r = 0; r < height; ++r) {
-    const cudaError_t e = do_memset(rt, static_cast<char*>(devPtr) + r * pitch, value, width, "cudaMemset2D");
+    const cudaError_t e =
+        do_memset(rt, static_cast<char*>(devPtr) + r * pitch, value, width, "cudaMemset2D");
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
 }
 
-cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t) {
+cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t) {
   return cudaMemset2D(devPtr, pitch, value, width, height);
 }
 
 cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent e) {
   for (size_t z = 0; z < e.depth; ++z) {
-    const cudaError_t r = cudaMemset2D(static_cast<char*>(p.ptr) + z * p.pitch * p.ysize, p.pitch, value, e.width, e.height);
+    const cudaError_t r = cudaMemset2D(static_cast<char*>(p.ptr) + z * p.pitch * p.ysize, p.pitch,
+                                       value, e.width, e.height);
     if (r != cudaSuccess) return r;
   }
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
+                               cudaMemcpyKind kind) {
   Runtime& rt = Runtime::get();
   rt.drain();
   Addr a = 0;
@@ -332,16 +356,19 @@ cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count
   const cudaError_t e = rt.var_address(symbol, &a, &size);
   if (e != cudaSuccess) return rt.ret(e);
   if (offset + count > size) return rt.ret(cudaErrorInvalidValue);
-  if (kind == cudaMemcpyDefault) kind = rt.dev().valid(reinterpret_cast<Addr>(src), count) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  if (kind == cudaMemcpyDefault)
+    kind = rt.dev().valid(reinterpret_cast<Addr>(src), count) ? cudaMemcpyDeviceToDevice
+                                                              : cudaMemcpyHostToDevice;
   return do_copy(rt, reinterpret_cast<void*>(a + offset), src, count, kind, "cudaMemcpyToSymbol");
 }
 
-cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
-                                    cudaMemcpyKind kind, cudaStream_t stream) {
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
+                                    size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 
-cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                                 cudaMemcpyKind kind) {
   Runtime& rt = Runtime::get();
   rt.drain();
   Addr a = 0;
@@ -349,8 +376,11 @@ cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, si
   const cudaError_t e = rt.var_address(symbol, &a, &size);
   if (e != cudaSuccess) return rt.ret(e);
   if (offset + count > size) return rt.ret(cudaErrorInvalidValue);
-  if (kind == cudaMemcpyDefault) kind = rt.dev().valid(reinterpret_cast<Addr>(dst), count) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
-  return do_copy(rt, dst, reinterpret_cast<const void*>(a + offset), count, kind, "cudaMemcpyFromSymbol");
+  if (kind == cudaMemcpyDefault)
+    kind = rt.dev().valid(reinterpret_cast<Addr>(dst), count) ? cudaMemcpyDeviceToDevice
+                                                              : cudaMemcpyDeviceToHost;
+  return do_copy(rt, dst, reinterpret_cast<const void*>(a + offset), count, kind,
+                 "cudaMemcpyFromSymbol");
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
@@ -380,6 +410,8 @@ cudaError_t cudaMemPrefetchAsync(const void*, size_t, cudaMemLocation, unsigned 
   return cudaSuccess;  // managed memory is always resident in simulation
 }
 
-cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, cudaMemLocation) { return cudaSuccess; }
+cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise, cudaMemLocation) {
+  return cudaSuccess;
+}
 
 }  // extern "C"

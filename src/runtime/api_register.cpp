@@ -21,20 +21,23 @@ char __cudaInitModule(void** handle) {
   return Runtime::get().ensure_loaded(*fb, &why) == cudaSuccess ? 1 : 0;
 }
 
-void __cudaRegisterFunction(void** handle, const char* hostFun, char* deviceFun, const char* deviceName,
-                            int thread_limit, uint3* tid, uint3* bid, dim3* bDim, dim3* gDim, int* wSize) {
+void __cudaRegisterFunction(void** handle, const char* hostFun, char* deviceFun,
+                            const char* deviceName, int thread_limit, uint3* tid, uint3* bid,
+                            dim3* bDim, dim3* gDim, int* wSize) {
   Runtime::get().register_function(handle, hostFun, deviceName ? deviceName : deviceFun);
 }
 
-void __cudaRegisterVar(void** handle, char* hostVar, char* deviceAddress, const char* deviceName, int ext,
-                       size_t size, int constant, int global) {
-  Runtime::get().register_var(handle, hostVar, deviceName ? deviceName : deviceAddress, size, constant != 0, false);
+void __cudaRegisterVar(void** handle, char* hostVar, char* deviceAddress, const char* deviceName,
+                       int ext, size_t size, int constant, int global) {
+  Runtime::get().register_var(handle, hostVar, deviceName ? deviceName : deviceAddress, size,
+                              constant != 0, false);
 }
 
-void __cudaRegisterManagedVar(void** handle, void** hostVarPtrAddress, char* deviceAddress, const char* deviceName,
-                              int ext, size_t size, int constant, int global) {
-  Runtime::get().register_var(handle, hostVarPtrAddress, deviceName ? deviceName : deviceAddress, size,
-                              constant != 0, true);
+void __cudaRegisterManagedVar(void** handle, void** hostVarPtrAddress, char* deviceAddress,
+                              const char* deviceName, int ext, size_t size, int constant,
+                              int global) {
+  Runtime::get().register_var(handle, hostVarPtrAddress, deviceName ? deviceName : deviceAddress,
+                              size, constant != 0, true);
 }
 
 void __cudaRegisterHostVar(void** handle, const char* deviceName, char* hostVar, size_t size) {
@@ -44,12 +47,14 @@ void __cudaRegisterHostVar(void** handle, const char* deviceName, char* hostVar,
   (void)size;
 }
 
-unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st* stream) {
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+                                     struct CUstream_st* stream) {
   Runtime::get().call_stack().push_back(CallConfig{gridDim, blockDim, sharedMem, stream});
   return 0;
 }
 
-cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, void* stream) {
+cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
+                                       void* stream) {
   auto& st = Runtime::get().call_stack();
   if (st.empty()) return cudaErrorMissingConfiguration;
   const CallConfig c = st.back();
@@ -69,8 +74,8 @@ cudaError_t __cudaGetKernel(cudaKernel_t* out, const void* stub) {
   return cudaSuccess;
 }
 
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                               cudaStream_t stream) {
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                               size_t sharedMem, cudaStream_t stream) {
   Runtime& rt = Runtime::get();
   std::lock_guard<std::mutex> g(rt.mutex());
   auto* k = rt.kernel_by_handle(kernel);
@@ -78,13 +83,13 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
   return rt.launch(*k, gridDim, blockDim, args, sharedMem, stream);
 }
 
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                                    cudaStream_t stream) {
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                    size_t sharedMem, cudaStream_t stream) {
   return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
-cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                             cudaStream_t stream) {
+cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                             size_t sharedMem, cudaStream_t stream) {
   Runtime& rt = Runtime::get();
   std::lock_guard<std::mutex> g(rt.mutex());
   auto* k = rt.kernel_by_handle(func);
@@ -92,8 +97,8 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   return rt.launch(*k, gridDim, blockDim, args, sharedMem, stream);
 }
 
-cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                                  cudaStream_t stream) {
+cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                  size_t sharedMem, cudaStream_t stream) {
   return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
 }
 
@@ -111,15 +116,17 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
       return rt.ret(cudaErrorNotSupported);
     }
   }
-  return rt.launch(*k, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+  return rt.launch(*k, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                   config->stream);
 }
 
-cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func,
+                                     void** args) {
   return cudaLaunchKernelExC(config, func, args);
 }
 
-cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                                        cudaStream_t stream) {
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        size_t sharedMem, cudaStream_t stream) {
   // Grid-wide synchronisation needs all CTAs resident; the functional engine runs CTAs one
   // after another, so only grids that need no grid.sync() work. Launch as a normal kernel.
   return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);

@@ -62,8 +62,10 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) {
   auto* ev = rt.event(e);
   if (!st || !ev) return rt.ret(cudaErrorInvalidResourceHandle);
   if (ev->pending_op >= 0) {
-    if (rt.deferred(s)) rt.enqueue_wait(s, ev);
-    else rt.drain();
+    if (rt.deferred(s))
+      rt.enqueue_wait(s, ev);
+    else
+      rt.drain();
   } else if (ev->recorded) {
     st->time_ms = std::max(st->time_ms, ev->time_ms);
   }
@@ -120,7 +122,9 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   return cudaSuccess;
 }
 
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int) { return cudaEventRecord(e, s); }
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int) {
+  return cudaEventRecord(e, s);
+}
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   Runtime& rt = Runtime::get();

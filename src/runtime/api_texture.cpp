@@ -45,10 +45,14 @@ void set_format(TextureDesc& t, const cudaChannelFormatDesc& d) {
 
 simtlab::func::TexAddressMode mode(cudaTextureAddressMode m) {
   switch (m) {
-    case cudaAddressModeWrap: return simtlab::func::TexAddressMode::wrap;
-    case cudaAddressModeMirror: return simtlab::func::TexAddressMode::mirror;
-    case cudaAddressModeBorder: return simtlab::func::TexAddressMode::border;
-    default: return simtlab::func::TexAddressMode::clamp;
+    case cudaAddressModeWrap:
+      return simtlab::func::TexAddressMode::wrap;
+    case cudaAddressModeMirror:
+      return simtlab::func::TexAddressMode::mirror;
+    case cudaAddressModeBorder:
+      return simtlab::func::TexAddressMode::border;
+    default:
+      return simtlab::func::TexAddressMode::clamp;
   }
 }
 
@@ -109,7 +113,8 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* obj, const cudaResource
   const cudaError_t e = describe_resource(rt, res, t);
   if (e != cudaSuccess) return rt.ret(e);
   for (int i = 0; i < 3; ++i) t.address[i] = mode(tex->addressMode[i]);
-  t.filter = tex->filterMode == cudaFilterModeLinear ? simtlab::func::TexFilter::linear : simtlab::func::TexFilter::point;
+  t.filter = tex->filterMode == cudaFilterModeLinear ? simtlab::func::TexFilter::linear
+                                                     : simtlab::func::TexFilter::point;
   t.normalized_coords = tex->normalizedCoords != 0;
   t.read_normalized_float = tex->readMode == cudaReadModeNormalizedFloat;
   *obj = rt.dev().textures().create(t);
@@ -137,8 +142,8 @@ cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t obj) {
   return rt.dev().textures().destroy(obj) ? cudaSuccess : rt.ret(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width, size_t height,
-                            unsigned int flags) {
+cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width,
+                            size_t height, unsigned int flags) {
   Runtime& rt = Runtime::get();
   if (!array || !desc || !width) return rt.ret(cudaErrorInvalidValue);
   auto a = std::make_unique<SimArray>();
@@ -153,8 +158,8 @@ cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* des
   return cudaSuccess;
 }
 
-cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent,
-                              unsigned int flags) {
+cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
+                              cudaExtent extent, unsigned int flags) {
   Runtime& rt = Runtime::get();
   if (!array || !desc || !extent.width) return rt.ret(cudaErrorInvalidValue);
   auto a = std::make_unique<SimArray>();
@@ -183,7 +188,8 @@ cudaError_t cudaFreeArray(cudaArray_t array) {
   return rt.ret(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned int* flags, cudaArray_t array) {
+cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, unsigned int* flags,
+                             cudaArray_t array) {
   Runtime& rt = Runtime::get();
   SimArray* a = find_array(array);
   if (!a) return rt.ret(cudaErrorInvalidResourceHandle);
@@ -197,29 +203,35 @@ cudaError_t cudaArrayGetInfo(cudaChannelFormatDesc* desc, cudaExtent* extent, un
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch,
-                                size_t width, size_t height, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,
+                                size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) {
   Runtime& rt = Runtime::get();
   SimArray* a = find_array(dst);
   if (!a) return rt.ret(cudaErrorInvalidResourceHandle);
-  if (wOffset + width > a->pitch || hOffset + height > a->height * a->depth) return rt.ret(cudaErrorInvalidValue);
-  return cudaMemcpy2D(reinterpret_cast<void*>(a->base + hOffset * a->pitch + wOffset), a->pitch, src, spitch, width,
-                      height, kind == cudaMemcpyHostToHost ? cudaMemcpyHostToDevice : kind);
+  if (wOffset + width > a->pitch || hOffset + height > a->height * a->depth)
+    return rt.ret(cudaErrorInvalidValue);
+  return cudaMemcpy2D(reinterpret_cast<void*>(a->base + hOffset * a->pitch + wOffset), a->pitch,
+                      src, spitch, width, height,
+                      kind == cudaMemcpyHostToHost ? cudaMemcpyHostToDevice : kind);
 }
 
-cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src, size_t spitch,
-                                     size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t) {
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                     const void* src, size_t spitch, size_t width, size_t height,
+                                     cudaMemcpyKind kind, cudaStream_t) {
   return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
 
-cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset,
-                                  size_t width, size_t height, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t wOffset,
+                                  size_t hOffset, size_t width, size_t height,
+                                  cudaMemcpyKind kind) {
   Runtime& rt = Runtime::get();
   SimArray* a = find_array(src);
   if (!a) return rt.ret(cudaErrorInvalidResourceHandle);
-  if (wOffset + width > a->pitch || hOffset + height > a->height * a->depth) return rt.ret(cudaErrorInvalidValue);
-  return cudaMemcpy2D(dst, dpitch, reinterpret_cast<const void*>(a->base + hOffset * a->pitch + wOffset), a->pitch,
-                      width, height, kind == cudaMemcpyHostToHost ? cudaMemcpyDeviceToHost : kind);
+  if (wOffset + width > a->pitch || hOffset + height > a->height * a->depth)
+    return rt.ret(cudaErrorInvalidValue);
+  return cudaMemcpy2D(
+      dst, dpitch, reinterpret_cast<const void*>(a->base + hOffset * a->pitch + wOffset), a->pitch,
+      width, height, kind == cudaMemcpyHostToHost ? cudaMemcpyDeviceToHost : kind);
 }
 
 }  // extern "C"

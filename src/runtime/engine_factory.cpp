@@ -7,7 +7,8 @@
 
 namespace simtlab::runtime {
 
-std::unique_ptr<func::Engine> make_timing_engine(const timing::GpuParams& params, Session& session) {
+std::unique_ptr<func::Engine> make_timing_engine(const timing::GpuParams& params,
+                                                 Session& session) {
   auto gpu = std::make_unique<timing::Gpu>(params);
   gpu->enable_progress(session.options().progress);
   if (!session.options().trace_path.empty()) {

@@ -1,11 +1,11 @@
 #include "runtime/report.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -30,8 +30,10 @@ double stat_value(const json& tree, const std::string& path) {
     cur = &(*cur)[key];
     b = e + 1;
   }
-  if (cur->is_object() && cur->contains("total") && (*cur)["total"].is_number()) return (*cur)["total"].get<double>();
-  if (cur->is_object() && cur->contains("value") && (*cur)["value"].is_number()) return (*cur)["value"].get<double>();
+  if (cur->is_object() && cur->contains("total") && (*cur)["total"].is_number())
+    return (*cur)["total"].get<double>();
+  if (cur->is_object() && cur->contains("value") && (*cur)["value"].is_number())
+    return (*cur)["value"].get<double>();
   if (cur->is_number()) return cur->get<double>();
   return 0.0;
 }
@@ -51,12 +53,15 @@ void merge_add(json& dst, const json& src) {
     return;
   }
   if (is_formula(src)) return;
-  if (src.contains("unit") && (src.contains("value") || src.contains("values") || src.contains("count"))) {
-    if (src.contains("value") && src["value"].is_number_unsigned() && dst["value"].is_number_unsigned())
+  if (src.contains("unit") &&
+      (src.contains("value") || src.contains("values") || src.contains("count"))) {
+    if (src.contains("value") && src["value"].is_number_unsigned() &&
+        dst["value"].is_number_unsigned())
       dst["value"] = dst["value"].get<uint64_t>() + src["value"].get<uint64_t>();
     if (src.contains("values") && src["values"].is_object())
       for (auto& [k, v] : src["values"].items())
-        if (v.is_number_unsigned()) dst["values"][k] = dst["values"].value(k, uint64_t(0)) + v.get<uint64_t>();
+        if (v.is_number_unsigned())
+          dst["values"][k] = dst["values"].value(k, uint64_t(0)) + v.get<uint64_t>();
     if (src.contains("total") && src["total"].is_number_unsigned())
       dst["total"] = dst["total"].get<uint64_t>() + src["total"].get<uint64_t>();
     if (src.contains("count") && src["count"].is_number_unsigned()) {
@@ -68,10 +73,12 @@ void merge_add(json& dst, const json& src) {
       }
       if (src.contains("buckets"))
         for (size_t i = 0; i < src["buckets"].size() && i < dst["buckets"].size(); ++i)
-          dst["buckets"][i]["count"] = dst["buckets"][i]["count"].get<uint64_t>() + src["buckets"][i]["count"].get<uint64_t>();
-      dst["mean"] = dst["count"].get<uint64_t>()
-                        ? json(double(dst["sum"].get<uint64_t>()) / double(dst["count"].get<uint64_t>()))
-                        : json();
+          dst["buckets"][i]["count"] = dst["buckets"][i]["count"].get<uint64_t>() +
+                                       src["buckets"][i]["count"].get<uint64_t>();
+      dst["mean"] =
+          dst["count"].get<uint64_t>()
+              ? json(double(dst["sum"].get<uint64_t>()) / double(dst["count"].get<uint64_t>()))
+              : json();
     }
     return;
   }
@@ -90,7 +97,8 @@ std::optional<double> operand(const json& g, const std::string& name) {
   const json& s = g[stat];
   if (sep != std::string::npos) {
     const std::string label = name.substr(sep + 2);
-    if (s.contains("values") && s["values"].contains(label)) return s["values"][label].get<double>();
+    if (s.contains("values") && s["values"].contains(label))
+      return s["values"][label].get<double>();
     return std::nullopt;
   }
   if (s.contains("total") && s["total"].is_number()) return s["total"].get<double>();
@@ -113,8 +121,10 @@ void recompute_formulas(json& g) {
         den = den.substr(0, star);
       }
       const auto a = operand(g, num), b = operand(g, den);
-      if (a && b && *b != 0) v["value"] = *a / *b * scale;
-      else v["value"] = nullptr;
+      if (a && b && *b != 0)
+        v["value"] = *a / *b * scale;
+      else
+        v["value"] = nullptr;
     } else {
       recompute_formulas(v);
     }
@@ -152,8 +162,8 @@ void add_totals(json& gpu) {
 
 }  // namespace
 
-json build_run_json(const config::Config& cfg, const std::string& mode, const std::vector<KernelRecord>& kernels,
-                    double wall) {
+json build_run_json(const config::Config& cfg, const std::string& mode,
+                    const std::vector<KernelRecord>& kernels, double wall) {
   json j;
   j["simtlab"] = {{"version", "0.1.0"}, {"format", 1}};
   j["mode"] = mode;
@@ -204,7 +214,8 @@ json build_run_json(const config::Config& cfg, const std::string& mode, const st
   // With concurrent kernels, elapsed GPU time is the union of the kernels' intervals.
   {
     std::vector<std::pair<uint64_t, uint64_t>> iv;
-    for (const json& e : ks) iv.push_back({e["start_cycle"].get<uint64_t>(), e["end_cycle"].get<uint64_t>()});
+    for (const json& e : ks)
+      iv.push_back({e["start_cycle"].get<uint64_t>(), e["end_cycle"].get<uint64_t>()});
     std::sort(iv.begin(), iv.end());
     uint64_t covered = 0, cur_s = 0, cur_e = 0;
     bool open = false;
@@ -244,16 +255,21 @@ json build_run_json(const config::Config& cfg, const std::string& mode, const st
 std::string summary_text(const json& run) {
   const json& t = run["totals"];
   const json& r = run["host"];
-  std::string s = fmt::format("simtlab: {} mode, GPU '{}' (config {}): {} kernel launch{}, {} warp instructions ({} thread)",
-                              run["mode"].get<std::string>(), run["config"]["preset"].get<std::string>(),
-                              run["config"]["hash"].get<std::string>(), t["launches"].get<uint64_t>(),
-                              t["launches"].get<uint64_t>() == 1 ? "" : "es", t["warp_insts"].get<uint64_t>(),
-                              t["thread_insts"].get<uint64_t>());
+  std::string s = fmt::format(
+      "simtlab: {} mode, GPU '{}' (config {}): {} kernel launch{}, {} warp instructions ({} "
+      "thread)",
+      run["mode"].get<std::string>(), run["config"]["preset"].get<std::string>(),
+      run["config"]["hash"].get<std::string>(), t["launches"].get<uint64_t>(),
+      t["launches"].get<uint64_t>() == 1 ? "" : "es", t["warp_insts"].get<uint64_t>(),
+      t["thread_insts"].get<uint64_t>());
   if (t["cycles"].get<uint64_t>())
-    s += fmt::format(", {} cycles, IPC {:.2f}", t["cycles"].get<uint64_t>(), t["ipc"].get<double>());
-  s += fmt::format("\nsimtlab: simulated in {:.2f} s: {:.3g} thread-inst/s, {:.3g} warp-inst/s", r["wall_seconds"].get<double>(),
-                   r["thread_insts_per_s"].get<double>(), r["warp_insts_per_s"].get<double>());
-  if (t["cycles"].get<uint64_t>()) s += fmt::format(", {:.3g} cycles/s", r["cycles_per_s"].get<double>());
+    s +=
+        fmt::format(", {} cycles, IPC {:.2f}", t["cycles"].get<uint64_t>(), t["ipc"].get<double>());
+  s += fmt::format("\nsimtlab: simulated in {:.2f} s: {:.3g} thread-inst/s, {:.3g} warp-inst/s",
+                   r["wall_seconds"].get<double>(), r["thread_insts_per_s"].get<double>(),
+                   r["warp_insts_per_s"].get<double>());
+  if (t["cycles"].get<uint64_t>())
+    s += fmt::format(", {:.3g} cycles/s", r["cycles_per_s"].get<double>());
   return s + "\n";
 }
 
@@ -273,10 +289,13 @@ std::string stats_text(const json& run) {
     s += fmt::format("gpu_ipc = {:12.4f}\n", cyc ? double(insn) / double(cyc) : 0.0);
     s += fmt::format("gpu_tot_sim_cycle = {}\n", tot_cycles);
     s += fmt::format("gpu_tot_sim_insn = {}\n", tot_insn);
-    s += fmt::format("gpu_tot_ipc = {:12.4f}\n", tot_cycles ? double(tot_insn) / double(tot_cycles) : 0.0);
+    s += fmt::format("gpu_tot_ipc = {:12.4f}\n",
+                     tot_cycles ? double(tot_insn) / double(tot_cycles) : 0.0);
     s += fmt::format("gpu_warp_insn = {}\n", k["warp_insts"].get<uint64_t>());
-    const double l1a = stat_value(st, "sm_total.l1d.accesses"), l1m = stat_value(st, "sm_total.l1d.misses");
-    const double l2a = stat_value(st, "mem.l2_total.accesses"), l2m = stat_value(st, "mem.l2_total.misses");
+    const double l1a = stat_value(st, "sm_total.l1d.accesses"),
+                 l1m = stat_value(st, "sm_total.l1d.misses");
+    const double l2a = stat_value(st, "mem.l2_total.accesses"),
+                 l2m = stat_value(st, "mem.l2_total.misses");
     s += fmt::format("L1D_total_cache_accesses = {}\n", uint64_t(l1a));
     s += fmt::format("L1D_total_cache_misses = {}\n", uint64_t(l1m));
     s += fmt::format("L1D_total_cache_miss_rate = {:.4f}\n", l1a ? l1m / l1a : 0.0);
@@ -296,17 +315,25 @@ void append_csv(const std::string& path, const json& run) {
     return;
   }
   if (fresh)
-    f << "config_hash,preset,mode,kernel_index,kernel,grid,block,ctas,regs_per_thread,cycles,warp_insts,thread_insts,ipc,"
+    f << "config_hash,preset,mode,kernel_index,kernel,grid,block,ctas,regs_per_thread,cycles,warp_"
+         "insts,thread_insts,ipc,"
          "wall_seconds\n";
   for (const json& k : run["kernels"]) {
-    f << run["config"]["hash"].get<std::string>() << ',' << run["config"]["preset"].get<std::string>() << ','
-      << run["mode"].get<std::string>() << ',' << k["index"].get<uint64_t>() << ",\"" << k["name"].get<std::string>()
-      << "\"," << fmt::format("{}x{}x{}", k["grid"][0].get<uint32_t>(), k["grid"][1].get<uint32_t>(), k["grid"][2].get<uint32_t>())
-      << ',' << fmt::format("{}x{}x{}", k["block"][0].get<uint32_t>(), k["block"][1].get<uint32_t>(), k["block"][2].get<uint32_t>())
+    f << run["config"]["hash"].get<std::string>() << ','
+      << run["config"]["preset"].get<std::string>() << ',' << run["mode"].get<std::string>() << ','
+      << k["index"].get<uint64_t>() << ",\"" << k["name"].get<std::string>() << "\","
+      << fmt::format("{}x{}x{}", k["grid"][0].get<uint32_t>(), k["grid"][1].get<uint32_t>(),
+                     k["grid"][2].get<uint32_t>())
+      << ','
+      << fmt::format("{}x{}x{}", k["block"][0].get<uint32_t>(), k["block"][1].get<uint32_t>(),
+                     k["block"][2].get<uint32_t>())
       << ',' << k["ctas"].get<uint64_t>() << ',' << k["regs_per_thread"].get<uint32_t>() << ','
       << k["cycles"].get<uint64_t>() << ',' << k["warp_insts"].get<uint64_t>() << ','
-      << k["thread_insts"].get<uint64_t>() << ',' << fmt::format("{:.6f}", k["ipc"].get<double>()) << ','
-      << fmt::format("{:.6f}", run["host"]["kernels"][k["index"].get<size_t>()]["wall_seconds"].get<double>()) << '\n';
+      << k["thread_insts"].get<uint64_t>() << ',' << fmt::format("{:.6f}", k["ipc"].get<double>())
+      << ','
+      << fmt::format("{:.6f}",
+                     run["host"]["kernels"][k["index"].get<size_t>()]["wall_seconds"].get<double>())
+      << '\n';
   }
 }
 
@@ -317,12 +344,19 @@ void write_trace(const std::string& path, const std::vector<KernelRecord>& kerne
     if (k.stats.is_object() && k.stats.contains("trace_events")) {
       for (const json& e : k.stats["trace_events"]) events.push_back(e);
     } else {
-      events.push_back({{"name", k.name}, {"cat", "kernel"}, {"ph", "X"}, {"pid", 0}, {"tid", 0}, {"ts", t},
+      events.push_back({{"name", k.name},
+                        {"cat", "kernel"},
+                        {"ph", "X"},
+                        {"pid", 0},
+                        {"tid", 0},
+                        {"ts", t},
                         {"dur", std::max<uint64_t>(1, k.result.cycles)}});
     }
     t += std::max<uint64_t>(1, k.result.cycles);
   }
-  json j = {{"traceEvents", events}, {"displayTimeUnit", "ns"}, {"otherData", {{"time_unit", "core cycles (1 us = 1 cycle)"}}}};
+  json j = {{"traceEvents", events},
+            {"displayTimeUnit", "ns"},
+            {"otherData", {{"time_unit", "core cycles (1 us = 1 cycle)"}}}};
   std::ofstream f(path);
   if (!f) {
     std::fprintf(stderr, "simtlab: cannot write trace file '%s'\n", path.c_str());

@@ -51,7 +51,8 @@ std::vector<std::string> preset_dirs() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&preset_dirs), &info) && info.dli_fname) {
     const fs::path lib = fs::path(info.dli_fname).parent_path();
-    for (const fs::path& p : {lib / ".." / "share" / "simtlab" / "configs", lib / ".." / ".." / "configs"})
+    for (const fs::path& p :
+         {lib / ".." / "share" / "simtlab" / "configs", lib / ".." / ".." / "configs"})
       if (fs::is_directory(p)) dirs.push_back(fs::weakly_canonical(p).string());
   }
   return dirs;
@@ -76,9 +77,7 @@ Runtime::Runtime() {
   dev_->heap().set_limit(params_.sim.heap_bytes);
   dev_->max_shared_per_block = params_.sm.max_shared_per_block;
   dev_->max_threads_per_block = params_.sm.max_threads_per_block;
-  dev_->set_print_sink([](const std::string& s) {
-    std::fwrite(s.data(), 1, s.size(), stdout);
-  });
+  dev_->set_print_sink([](const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); });
   register_timing_engine();
   // Write results when the program exits (after its own atexit handlers registered later).
   std::atexit([] {
@@ -162,8 +161,9 @@ void** Runtime::register_fatbin(void* wrapper) {
     const uint32_t arch = params_.gpu.cc_major * 10 + params_.gpu.cc_minor;
     auto chosen = ptx::fatbin::select_ptx(fb->entries, std::max<uint32_t>(arch, 75));
     for (size_t i = 0; i < chosen.size(); ++i)
-      fb->sources.push_back(func::PtxSource{chosen[i]->ptx, fmt::format("{}.compute_{}{}.ptx", program_name(), chosen[i]->arch,
-                                                                        chosen.size() > 1 ? fmt::format(".tu{}", i) : "")});
+      fb->sources.push_back(func::PtxSource{
+          chosen[i]->ptx, fmt::format("{}.compute_{}{}.ptx", program_name(), chosen[i]->arch,
+                                      chosen.size() > 1 ? fmt::format(".tu{}", i) : "")});
     for (const auto& e : fb->entries)
       if (e.kind == ptx::fatbin::EntryKind::Elf && e.arch <= std::max<uint32_t>(arch, 75)) {
         try {
@@ -198,8 +198,8 @@ void Runtime::register_function(void** handle, const void* host_fun, const char*
   kernels_.push_back(std::move(k));
 }
 
-void Runtime::register_var(void** handle, void* host_var, const char* name, size_t size, bool constant,
-                           bool managed) {
+void Runtime::register_var(void** handle, void* host_var, const char* name, size_t size,
+                           bool constant, bool managed) {
   std::lock_guard<std::mutex> g(mu_);
   auto* fb = reinterpret_cast<FatbinRec*>(handle);
   auto v = std::make_unique<VarRec>();
@@ -411,7 +411,8 @@ uint32_t Runtime::registers_per_thread(const KernelRec& k) const {
   return k.prog ? k.prog->estimated_regs : 0;
 }
 
-cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t s) {
+cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
+                            cudaStream_t s) {
   if (sticky_ != cudaSuccess) return sticky_;
   std::string why;
   cudaError_t e = ensure_kernel(k, &why);
@@ -424,13 +425,16 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
   const std::string bad = dev_->check_launch(*k.prog, g, b, uint32_t(shared));
   if (!bad.empty()) {
     warn(fmt::format("launch of {} failed: {}", k.name, bad));
-    const bool too_many = b.count() > dev_->max_threads_per_block || shared > dev_->max_shared_per_block;
-    return ret(too_many && b.count() <= 1024 ? cudaErrorInvalidValue : cudaErrorInvalidConfiguration);
+    const bool too_many =
+        b.count() > dev_->max_threads_per_block || shared > dev_->max_shared_per_block;
+    return ret(too_many && b.count() <= 1024 ? cudaErrorInvalidValue
+                                             : cudaErrorInvalidConfiguration);
   }
   const uint32_t regs = registers_per_thread(k);
   if (uint64_t(regs) * b.count() > params_.sm.registers) {
-    warn(fmt::format("launch of {} failed: {} threads x {} registers exceed the {} registers of an SM", k.name,
-                     b.count(), regs, params_.sm.registers));
+    warn(fmt::format(
+        "launch of {} failed: {} threads x {} registers exceed the {} registers of an SM", k.name,
+        b.count(), regs, params_.sm.registers));
     return ret(cudaErrorLaunchOutOfResources);
   }
   std::vector<uint8_t> pbuf;
@@ -477,7 +481,8 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
     std::fflush(stdout);
     std::fprintf(stderr, "========= simtlab: kernel fault\n========= %s\n", ex.what());
     std::string msg = ex.what();
-    sticky_ = msg.find("trap") != std::string::npos ? cudaErrorLaunchFailure : cudaErrorIllegalAddress;
+    sticky_ =
+        msg.find("trap") != std::string::npos ? cudaErrorLaunchFailure : cudaErrorIllegalAddress;
   } catch (const UserError& ex) {
     warn(fmt::format("launch of {} failed: {}", k.name, ex.what()));
     return ret(cudaErrorLaunchFailure);
@@ -552,7 +557,7 @@ cudaError_t Runtime::drain() {
     std::fflush(stdout);
     std::fprintf(stderr, "========= simtlab: kernel fault\n========= %s\n", ex.what());
     sticky_ = std::string(ex.what()).find("trap") != std::string::npos ? cudaErrorLaunchFailure
-                                                                      : cudaErrorIllegalAddress;
+                                                                       : cudaErrorIllegalAddress;
   } catch (const UserError& ex) {
     warn(ex.what());
     sticky_ = cudaErrorLaunchFailure;

@@ -15,12 +15,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
-#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -37,7 +37,7 @@ struct FatbinRec;
 
 struct KernelRec {
   FatbinRec* fatbin = nullptr;
-  std::string name;                  // mangled device name
+  std::string name;  // mangled device name
   const void* host_stub = nullptr;
   const func::Program* prog = nullptr;  // decoded on first launch
 };
@@ -54,10 +54,10 @@ struct VarRec {
 struct FatbinRec {
   const void* wrapper = nullptr;
   std::vector<ptx::fatbin::Entry> entries;
-  std::vector<func::PtxSource> sources;   // chosen PTX, one per translation unit
+  std::vector<func::PtxSource> sources;             // chosen PTX, one per translation unit
   std::vector<ptx::fatbin::KernelInfo> cubin_info;  // from cubins for a matching arch
-  std::string load_error;                 // why the module cannot be loaded (e.g. SASS only)
-  func::LoadedModule* module = nullptr;   // loaded on first use
+  std::string load_error;                // why the module cannot be loaded (e.g. SASS only)
+  func::LoadedModule* module = nullptr;  // loaded on first use
   std::vector<KernelRec*> kernels;
   std::vector<VarRec*> vars;
   bool loaded = false;
@@ -78,8 +78,8 @@ struct Event {
 
 /// Stream work deferred until a synchronisation point (timing engines that overlap streams).
 struct PendingOp {
-  KernelRecord record;        // kernel ops: the launch's description, result filled on drain
-  Event* event = nullptr;     // record ops
+  KernelRecord record;     // kernel ops: the launch's description, result filled on drain
+  Event* event = nullptr;  // record ops
 };
 
 struct CallConfig {
@@ -108,7 +108,8 @@ class Runtime {
   void** register_fatbin(void* wrapper);
   void unregister_fatbin(void** handle);
   void register_function(void** handle, const void* host_fun, const char* name);
-  void register_var(void** handle, void* host_var, const char* name, size_t size, bool constant, bool managed);
+  void register_var(void** handle, void* host_var, const char* name, size_t size, bool constant,
+                    bool managed);
   KernelRec* kernel_by_stub(const void* stub);
   KernelRec* kernel_by_handle(const void* handle);
   /// Load the module of a fatbin if needed; returns an error code and message on failure.
@@ -120,7 +121,8 @@ class Runtime {
 
   // ---- launch ----
   std::vector<CallConfig>& call_stack();
-  cudaError_t launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t s);
+  cudaError_t launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
+                     cudaStream_t s);
   /// Whether work on stream `s` is queued (to overlap with other streams) instead of run now.
   bool deferred(cudaStream_t s);
   /// Queue a copy/memset on a deferred stream; `action` performs it when its turn comes.

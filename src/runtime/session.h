@@ -22,7 +22,7 @@ struct KernelRecord {
   std::string regs_source;  // "cubin" or "ptx-estimate"
   func::LaunchResult result;
   double wall_seconds = 0;
-  nlohmann::json stats;     // timing-mode stats tree of this launch (empty in functional mode)
+  nlohmann::json stats;  // timing-mode stats tree of this launch (empty in functional mode)
 };
 
 struct SessionOptions {
@@ -31,7 +31,7 @@ struct SessionOptions {
   std::string trace_path;   // --trace FILE.json
   bool stats_text = false;  // --stats-text
   bool quiet = false;
-  bool progress = false;    // progress line on a terminal
+  bool progress = false;  // progress line on a terminal
 };
 
 class Session {

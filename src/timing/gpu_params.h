@@ -30,27 +30,36 @@ struct ChipParams {
   uint32_t max_concurrent_kernels = 16;
   void describe(config::Describer& d) {
     d.param("name", name, "", "Name reported by cudaGetDeviceProperties", "preset name");
-    d.param("num_sms", num_sms, "SMs", "Streaming multiprocessors (shader cores)", "D2MA paper Table 1 (15 shaders)")
+    d.param("num_sms", num_sms, "SMs", "Streaming multiprocessors (shader cores)",
+            "D2MA paper Table 1 (15 shaders)")
         .range(1, 1024);
-    d.param("core_mhz", core_mhz, "MHz", "SM clock (GPGPU-Sim models Fermi's 1400 MHz hot clock as 700 MHz x 2-cycle warps)",
+    d.param("core_mhz", core_mhz, "MHz",
+            "SM clock (GPGPU-Sim models Fermi's 1400 MHz hot clock as 700 MHz x 2-cycle warps)",
             "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
         .range(1.0, 10000.0);
-    d.param("icnt_mhz", icnt_mhz, "MHz", "Interconnect clock", "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
+    d.param("icnt_mhz", icnt_mhz, "MHz", "Interconnect clock",
+            "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
         .range(1.0, 10000.0);
-    d.param("l2_mhz", l2_mhz, "MHz", "L2 / memory-partition clock", "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
+    d.param("l2_mhz", l2_mhz, "MHz", "L2 / memory-partition clock",
+            "GPGPU-Sim GTX480 config, -gpgpu_clock_domains")
         .range(1.0, 10000.0);
     d.param("dram_mhz", dram_mhz, "MHz", "DRAM command clock (GDDR5: 4 data transfers per clock)",
-            "D2MA Table 1: 179.2 GB/s = 8 channels x 8 B x 4 x 700 MHz (GPGPU-Sim's GTX480 config uses 924 MHz with 6 channels)")
+            "D2MA Table 1: 179.2 GB/s = 8 channels x 8 B x 4 x 700 MHz (GPGPU-Sim's GTX480 config "
+            "uses 924 MHz with 6 channels)")
         .range(1.0, 10000.0);
-    d.param("global_mem_bytes", global_mem_bytes, "bytes", "Device memory capacity", "GTX480: 1.5 GB GDDR5")
+    d.param("global_mem_bytes", global_mem_bytes, "bytes", "Device memory capacity",
+            "GTX480: 1.5 GB GDDR5")
         .min(1 << 20);
-    d.param("cc_major", cc_major, "", "Compute capability reported to the program (major); PTX is compiled for sm_75 by nvcc 13",
-            "nvcc 13 default target sm_75")
+    d.param(
+         "cc_major", cc_major, "",
+         "Compute capability reported to the program (major); PTX is compiled for sm_75 by nvcc 13",
+         "nvcc 13 default target sm_75")
         .range(1, 20);
-    d.param("cc_minor", cc_minor, "", "Compute capability reported to the program (minor)", "nvcc 13 default target sm_75")
+    d.param("cc_minor", cc_minor, "", "Compute capability reported to the program (minor)",
+            "nvcc 13 default target sm_75")
         .range(0, 9);
-    d.param("kernel_launch_latency", kernel_launch_latency, "cycles", "Core cycles between a launch and its first CTA",
-            "assumption (GPGPU-Sim default 0)")
+    d.param("kernel_launch_latency", kernel_launch_latency, "cycles",
+            "Core cycles between a launch and its first CTA", "assumption (GPGPU-Sim default 0)")
         .max(1000000);
     d.param("max_concurrent_kernels", max_concurrent_kernels, "kernels",
             "Kernels of different streams that may run at once (1 = one kernel at a time)",
@@ -68,23 +77,32 @@ struct SimParams {
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
   void describe(config::Describer& d) {
-    d.param("mode", mode, "", "functional: run kernels to completion without timing; timing: cycle-level model",
-            "simtlab").one_of({"functional", "timing"});
+    d.param("mode", mode, "",
+            "functional: run kernels to completion without timing; timing: cycle-level model",
+            "simtlab")
+        .one_of({"functional", "timing"});
     d.param("stack_bytes", stack_bytes, "bytes", "Per-thread call stack (cudaLimitStackSize)",
-            "CUDA default 1 KB (CUDA Programming Guide)").range(0, 1u << 20);
+            "CUDA default 1 KB (CUDA Programming Guide)")
+        .range(0, 1u << 20);
     d.param("heap_bytes", heap_bytes, "bytes", "Device malloc heap (cudaLimitMallocHeapSize)",
-            "CUDA default 8 MB (CUDA Programming Guide)").max(uint64_t(1) << 36);
+            "CUDA default 8 MB (CUDA Programming Guide)")
+        .max(uint64_t(1) << 36);
     d.param("max_warp_insts_per_cta", max_warp_insts_per_cta, "warp instructions",
-            "Functional-mode watchdog: a CTA running longer is reported as an endless loop", "simtlab")
+            "Functional-mode watchdog: a CTA running longer is reported as an endless loop",
+            "simtlab")
         .min(1000);
-    d.param("watchdog_cycles", watchdog_cycles, "cycles", "Timing-mode deadlock watchdog: cycles without any progress",
-            "simtlab").min(100);
+    d.param("watchdog_cycles", watchdog_cycles, "cycles",
+            "Timing-mode deadlock watchdog: cycles without any progress", "simtlab")
+        .min(100);
     d.param("fixed_memory_latency", fixed_memory_latency, "cycles",
             "Latency of every memory request when mem.model=fixed (stand-in memory system)",
-            "assumption: ~200 core cycles, GTX480-class DRAM load latency").range(1, 100000);
+            "assumption: ~200 core cycles, GTX480-class DRAM load latency")
+        .range(1, 100000);
     d.param("memory_model", memory_model, "",
-            "full: interconnect + L2 slices + DRAM channels (mem.*); fixed: every request takes fixed_memory_latency",
-            "simtlab").one_of({"full", "fixed"});
+            "full: interconnect + L2 slices + DRAM channels (mem.*); fixed: every request takes "
+            "fixed_memory_latency",
+            "simtlab")
+        .one_of({"full", "fixed"});
   }
 };
 

@@ -9,7 +9,9 @@ namespace {
 class FixedBackend : public MemBackend {
  public:
   FixedBackend(uint64_t latency, const sim::ClockDomain* core) : latency_(latency), core_(core) {}
-  std::unique_ptr<SmMemPort> port(uint32_t) override { return std::make_unique<FixedLatencyMemory>(latency_, core_); }
+  std::unique_ptr<SmMemPort> port(uint32_t) override {
+    return std::make_unique<FixedLatencyMemory>(latency_, core_);
+  }
 
  private:
   uint64_t latency_;
@@ -31,10 +33,12 @@ class FullPort : public SmMemPort {
 
 class FullBackend : public MemBackend {
  public:
-  FullBackend(const GpuParams& p, sim::Simulation& sim, sim::ClockDomain& icnt, sim::ClockDomain& l2,
-              sim::ClockDomain& dram, stats::Group& root)
+  FullBackend(const GpuParams& p, sim::Simulation& sim, sim::ClockDomain& icnt,
+              sim::ClockDomain& l2, sim::ClockDomain& dram, stats::Group& root)
       : mem_(p.mem, sim, MemoryDomains{icnt, l2, dram}, p.gpu.num_sms, root) {}
-  std::unique_ptr<SmMemPort> port(uint32_t sm) override { return std::make_unique<FullPort>(mem_, sm); }
+  std::unique_ptr<SmMemPort> port(uint32_t sm) override {
+    return std::make_unique<FullPort>(mem_, sm);
+  }
   void attach(uint32_t sm, sim::Component& c) override { mem_.attach_sm(sm, c); }
   void update_stats() override { mem_.update_stats(); }
 
@@ -44,10 +48,12 @@ class FullBackend : public MemBackend {
 
 }  // namespace
 
-std::unique_ptr<MemBackend> make_memory_backend(const GpuParams& p, sim::Simulation& sim, sim::ClockDomain& core,
-                                                sim::ClockDomain& icnt, sim::ClockDomain& l2, sim::ClockDomain& dram,
+std::unique_ptr<MemBackend> make_memory_backend(const GpuParams& p, sim::Simulation& sim,
+                                                sim::ClockDomain& core, sim::ClockDomain& icnt,
+                                                sim::ClockDomain& l2, sim::ClockDomain& dram,
                                                 stats::Group& root) {
-  if (p.sim.memory_model == "full") return std::make_unique<FullBackend>(p, sim, icnt, l2, dram, root);
+  if (p.sim.memory_model == "full")
+    return std::make_unique<FullBackend>(p, sim, icnt, l2, dram, root);
   return std::make_unique<FixedBackend>(p.sim.fixed_memory_latency, &core);
 }
 

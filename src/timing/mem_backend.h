@@ -25,8 +25,9 @@ class MemBackend {
   virtual void update_stats() {}
 };
 
-std::unique_ptr<MemBackend> make_memory_backend(const GpuParams& p, sim::Simulation& sim, sim::ClockDomain& core,
-                                                sim::ClockDomain& icnt, sim::ClockDomain& l2, sim::ClockDomain& dram,
+std::unique_ptr<MemBackend> make_memory_backend(const GpuParams& p, sim::Simulation& sim,
+                                                sim::ClockDomain& core, sim::ClockDomain& icnt,
+                                                sim::ClockDomain& l2, sim::ClockDomain& dram,
                                                 stats::Group& root);
 
 }  // namespace simtlab::timing

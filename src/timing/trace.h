@@ -21,8 +21,8 @@ class TraceSink {
   /// A warp issued at cycle t; consecutive issues of one warp merge into "active" intervals.
   void warp_issue(uint32_t sm, uint32_t warp, uint64_t t, uint32_t pc);
   /// A memory instruction of warp `warp` from issue to completion (space: global, local...).
-  void mem_access(uint32_t sm, uint32_t warp, uint64_t start, uint64_t end, const char* space, bool store,
-                  uint32_t transactions);
+  void mem_access(uint32_t sm, uint32_t warp, uint64_t start, uint64_t end, const char* space,
+                  bool store, uint32_t transactions);
   /// Close open intervals at the end of a kernel.
   void flush(uint64_t t);
   nlohmann::json take_events();
@@ -36,7 +36,7 @@ class TraceSink {
   };
   void close(uint32_t sm, uint32_t warp, Open& o);
   uint64_t begin_, end_;
-  std::vector<std::vector<Open>> warps_;  // [sm][warp]
+  std::vector<std::vector<Open>> warps_;                          // [sm][warp]
   std::vector<std::vector<std::pair<uint32_t, uint64_t>>> ctas_;  // open CTAs per SM
   nlohmann::json events_ = nlohmann::json::array();
 };

@@ -30,7 +30,8 @@ std::vector<std::string> split(const std::string& s, const std::string& seps) {
 }
 
 std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '"')) s.pop_back();
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '"'))
+    s.pop_back();
   size_t b = 0;
   while (b < s.size() && (s[b] == ' ' || s[b] == '\t' || s[b] == '"')) ++b;
   return s.substr(b);
@@ -116,12 +117,16 @@ const std::map<std::string, Mapper>& mappers() {
       });
     };
     // "ADD,MAX,MUL,MAD,DIV,SHFL" slots (GPGPU-Sim's -ptx_opcode_latency_* order).
-    t["ptx_opcode_latency_int"] = lat("int", "latency", {"int_alu", nullptr, "int_mul", nullptr, "int_div", "warp"});
-    t["ptx_opcode_initiation_int"] = lat("int", "interval", {"int_alu", nullptr, "int_mul", nullptr, "int_div", "warp"});
+    t["ptx_opcode_latency_int"] =
+        lat("int", "latency", {"int_alu", nullptr, "int_mul", nullptr, "int_div", "warp"});
+    t["ptx_opcode_initiation_int"] =
+        lat("int", "interval", {"int_alu", nullptr, "int_mul", nullptr, "int_div", "warp"});
     t["ptx_opcode_latency_fp"] = lat("fp", "latency", {"fp32", "sfu", nullptr, nullptr, nullptr});
-    t["ptx_opcode_initiation_fp"] = lat("fp", "interval", {"fp32", "sfu", nullptr, nullptr, nullptr});
+    t["ptx_opcode_initiation_fp"] =
+        lat("fp", "interval", {"fp32", "sfu", nullptr, nullptr, nullptr});
     t["ptx_opcode_latency_dp"] = lat("dp", "latency", {"fp64", nullptr, nullptr, nullptr, nullptr});
-    t["ptx_opcode_initiation_dp"] = lat("dp", "interval", {"fp64", nullptr, nullptr, nullptr, nullptr});
+    t["ptx_opcode_initiation_dp"] =
+        lat("dp", "interval", {"fp64", nullptr, nullptr, nullptr, nullptr});
     return t;
   }();
   return m;
@@ -132,7 +137,8 @@ const std::map<std::string, Mapper>& mappers() {
 bool is_gpgpusim_config(const std::string& path) {
   namespace fs = std::filesystem;
   if (!fs::is_regular_file(path)) return false;
-  if (fs::path(path).filename() == "gpgpusim.config" || fs::path(path).extension() == ".config") return true;
+  if (fs::path(path).filename() == "gpgpusim.config" || fs::path(path).extension() == ".config")
+    return true;
   std::ifstream f(path);
   std::string line;
   for (int i = 0; i < 50 && std::getline(f, line); ++i)
@@ -183,11 +189,15 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
     bool used = false;
     if (it != mappers().end()) {
       std::vector<std::pair<std::string, std::string>> emitted;
-      const bool ok = it->second(values[opt], [&](const std::string& k, const std::string& v) { emitted.push_back({k, v}); });
+      const bool ok = it->second(values[opt], [&](const std::string& k, const std::string& v) {
+        emitted.push_back({k, v});
+      });
       if (ok) {
         for (auto& [k, v] : emitted) {
-          if (k == "@clusters") clusters = v;
-          else if (k == "@cores_per_cluster") cores = v;
+          if (k == "@clusters")
+            clusters = v;
+          else if (k == "@cores_per_cluster")
+            cores = v;
           else if (schema.find(k)) {
             out.overrides.push_back(k + "=" + v);
             used = true;
@@ -199,7 +209,8 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
     if (!used) out.ignored.push_back(opt);
   }
   if (!clusters.empty())
-    out.overrides.push_back(fmt::format("gpu.num_sms={}", std::stoul(clusters) * (cores.empty() ? 1 : std::stoul(cores))));
+    out.overrides.push_back(fmt::format(
+        "gpu.num_sms={}", std::stoul(clusters) * (cores.empty() ? 1 : std::stoul(cores))));
   return out;
 }
 

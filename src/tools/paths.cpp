@@ -35,7 +35,8 @@ std::vector<std::string> preset_dirs() {
     }
   }
   const fs::path bin = exe_dir();
-  for (const fs::path& d : {bin / ".." / "share" / "simtlab" / "configs", bin / ".." / ".." / "configs"})
+  for (const fs::path& d :
+       {bin / ".." / "share" / "simtlab" / "configs", bin / ".." / ".." / "configs"})
     if (fs::is_directory(d)) {
       dirs.push_back(fs::weakly_canonical(d).string());
       break;

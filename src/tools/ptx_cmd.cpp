@@ -36,7 +36,8 @@ void add_ptx_commands(CLI::App& app) {
   auto* check = ptx->add_subcommand("check", "Parse PTX and print each kernel's resources");
   static std::vector<std::string> check_files;
   check->add_option("files", check_files, "PTX files (several = one linked -rdc program)")
-      ->required()->check(CLI::ExistingFile);
+      ->required()
+      ->check(CLI::ExistingFile);
   check->callback([] {
     ptx::Module m = load(check_files);
     std::cout << ptx::describe_module(m);

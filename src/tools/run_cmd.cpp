@@ -54,7 +54,8 @@ std::vector<std::string> needed_libs(const std::string& path, bool* is_elf) {
     const Elf64_Shdr s = shdr(i);
     if (s.sh_type != SHT_DYNAMIC || s.sh_link >= eh.e_shnum) continue;
     const Elf64_Shdr str = shdr(s.sh_link);
-    for (size_t o = s.sh_offset; o + sizeof(Elf64_Dyn) <= s.sh_offset + s.sh_size && o + sizeof(Elf64_Dyn) <= img.size();
+    for (size_t o = s.sh_offset;
+         o + sizeof(Elf64_Dyn) <= s.sh_offset + s.sh_size && o + sizeof(Elf64_Dyn) <= img.size();
          o += sizeof(Elf64_Dyn)) {
       Elf64_Dyn d;
       std::memcpy(&d, img.data() + o, sizeof d);
@@ -95,7 +96,8 @@ struct RunOptions {
 }  // namespace
 
 config::Config resolve_config(const std::string& gpu, const std::vector<std::string>& sets,
-                              std::vector<std::string>* effective_sets, std::string* effective_gpu) {
+                              std::vector<std::string>* effective_sets,
+                              std::string* effective_gpu) {
   const auto schema = config::schema_of<timing::GpuParams>();
   std::vector<std::string> all = sets;
   std::string preset = gpu;
@@ -103,8 +105,9 @@ config::Config resolve_config(const std::string& gpu, const std::vector<std::str
     // Imported options become overrides on top of the GTX480 preset; user --set wins.
     GpgpusimImport imp = import_gpgpusim_config(gpu, schema);
     if (!imp.ignored.empty())
-      std::fprintf(stderr, "simtlab: %s: ignoring %zu option(s) simtlab does not model: %s\n", gpu.c_str(),
-                   imp.ignored.size(), fmt::format("{}", fmt::join(imp.ignored, ", ")).c_str());
+      std::fprintf(stderr, "simtlab: %s: ignoring %zu option(s) simtlab does not model: %s\n",
+                   gpu.c_str(), imp.ignored.size(),
+                   fmt::format("{}", fmt::join(imp.ignored, ", ")).c_str());
     preset = "fermi-gtx480";
     std::vector<std::string> merged = imp.overrides;
     merged.insert(merged.end(), all.begin(), all.end());
@@ -117,21 +120,29 @@ config::Config resolve_config(const std::string& gpu, const std::vector<std::str
 
 void add_run_command(CLI::App& app) {
   static RunOptions o;
-  auto* run = app.add_subcommand("run", "Run an unmodified CUDA program (built with nvcc -cudart shared) on the simulated GPU");
-  run->add_option("--gpu", o.gpu, "GPU preset name, preset YAML file, or GPGPU-Sim gpgpusim.config file")
+  auto* run = app.add_subcommand(
+      "run",
+      "Run an unmodified CUDA program (built with nvcc -cudart shared) on the simulated GPU");
+  run->add_option("--gpu", o.gpu,
+                  "GPU preset name, preset YAML file, or GPGPU-Sim gpgpusim.config file")
       ->capture_default_str();
   run->add_option("--set", o.sets, "Override a parameter: --set sm.num_schedulers=4 (repeatable)");
   run->add_option("--mode", o.mode, "functional (no timing) or timing (cycle-level)")
       ->check(CLI::IsMember({"functional", "timing"}));
-  run->add_option("--stats", o.stats, "Write the stats JSON (config, per-kernel and whole-run stats) to FILE");
-  run->add_flag("--stats-text", o.stats_text, "Print a GPGPU-Sim-style text summary (gpu_sim_cycle, gpu_ipc, ...) on stderr");
+  run->add_option("--stats", o.stats,
+                  "Write the stats JSON (config, per-kernel and whole-run stats) to FILE");
+  run->add_flag("--stats-text", o.stats_text,
+                "Print a GPGPU-Sim-style text summary (gpu_sim_cycle, gpu_ipc, ...) on stderr");
   run->add_option("--csv", o.csv, "Append one CSV row per kernel to FILE (for sweeps)");
-  run->add_option("--trace", o.trace, "Write a Chrome trace-event timeline (open in Perfetto / chrome://tracing)");
+  run->add_option("--trace", o.trace,
+                  "Write a Chrome trace-event timeline (open in Perfetto / chrome://tracing)");
   run->add_option("--trace-window", o.trace_window, "Limit the trace to core cycles BEGIN:END");
   run->add_flag("--quiet,-q", o.quiet, "No summary or progress line on stderr");
   run->add_flag("--no-progress", o.no_progress, "No progress line even on a terminal");
   run->add_option("command", o.command, "-- PROGRAM [ARGS...]")->required();
-  run->footer("Everything after -- is the program and its arguments; its stdin/stdout/stderr and exit code are untouched.");
+  run->footer(
+      "Everything after -- is the program and its arguments; its stdin/stdout/stderr and exit code "
+      "are untouched.");
   run->callback([] {
     std::vector<std::string> sets = o.sets;
     if (!o.mode.empty()) sets.push_back("sim.mode=" + o.mode);
@@ -148,12 +159,15 @@ void add_run_command(CLI::App& app) {
       for (const auto& n : needed)
         if (n.rfind("libcudart.so", 0) == 0) shared = true;
       if (!shared)
-        fatal("simtlab run: {} does not load libcudart.so dynamically (nvcc links the CUDA runtime statically by "
-              "default); rebuild it with `nvcc -cudart shared ...` so simtlab can provide the GPU",
-              prog);
+        fatal(
+            "simtlab run: {} does not load libcudart.so dynamically (nvcc links the CUDA runtime "
+            "statically by "
+            "default); rebuild it with `nvcc -cudart shared ...` so simtlab can provide the GPU",
+            prog);
     }
     const std::string libdir = library_dir();
-    if (libdir.empty()) fatal("simtlab run: cannot find simtlab's libcudart.so.13 next to the simtlab binary");
+    if (libdir.empty())
+      fatal("simtlab run: cannot find simtlab's libcudart.so.13 next to the simtlab binary");
     const char* old = std::getenv("LD_LIBRARY_PATH");
     setenv("LD_LIBRARY_PATH", (libdir + (old && *old ? ":" + std::string(old) : "")).c_str(), 1);
     setenv("SIMTLAB_GPU", eff_gpu.c_str(), 1);
@@ -183,8 +197,10 @@ void add_info_command(CLI::App& app) {
   static std::string gpu;
   static std::vector<std::string> sets;
   static bool markdown = false;
-  auto* info = app.add_subcommand("info", "List GPU presets and every parameter (type, default, unit, description, source)");
-  info->add_option("--gpu", gpu, "Show the values of this preset (name, YAML file or gpgpusim.config)");
+  auto* info = app.add_subcommand(
+      "info", "List GPU presets and every parameter (type, default, unit, description, source)");
+  info->add_option("--gpu", gpu,
+                   "Show the values of this preset (name, YAML file or gpgpusim.config)");
   info->add_option("--set", sets, "Apply overrides before showing values");
   info->add_flag("--markdown", markdown, "Print the Markdown reference (docs/config-reference.md)");
   info->callback([] {
@@ -211,8 +227,10 @@ void add_info_command(CLI::App& app) {
 std::string config_reference_markdown() {
   const auto schema = config::schema_of<timing::GpuParams>();
   return "# simtlab configuration reference\n\n"
-         "Generated from the parameter declarations by `simtlab info --markdown`; a test keeps this file "
-         "current. Set any parameter with `simtlab run --set path=value`, or in a preset YAML file under "
+         "Generated from the parameter declarations by `simtlab info --markdown`; a test keeps "
+         "this file "
+         "current. Set any parameter with `simtlab run --set path=value`, or in a preset YAML file "
+         "under "
          "`configs/`.\n\n" +
          config::reference_markdown(schema);
 }

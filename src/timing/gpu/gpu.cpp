@@ -13,11 +13,13 @@
 
 namespace simtlab::timing {
 
-CtaNeeds cta_needs(const SmParams& sm, Dim3 block, uint32_t regs_per_thread, uint32_t shared_bytes) {
+CtaNeeds cta_needs(const SmParams& sm, Dim3 block, uint32_t regs_per_thread,
+                   uint32_t shared_bytes) {
   CtaNeeds n;
   n.threads = uint32_t(block.count());
   n.warps = (n.threads + sm.warp_size - 1) / sm.warp_size;
-  const uint64_t per_warp = align_up(uint64_t(std::max(regs_per_thread, 1u)) * sm.warp_size, sm.reg_alloc_granularity);
+  const uint64_t per_warp =
+      align_up(uint64_t(std::max(regs_per_thread, 1u)) * sm.warp_size, sm.reg_alloc_granularity);
   n.regs = uint32_t(per_warp * n.warps);
   n.shared = shared_bytes ? uint32_t(align_up(shared_bytes, sm.shared_granularity)) : 0;
   // Threads are allocated in whole warps.
@@ -40,7 +42,8 @@ namespace {
 /// starts issuing at t+1).
 class Dispatcher : public sim::Component {
  public:
-  explicit Dispatcher(std::function<bool(uint64_t)> f) : sim::Component("cta_dispatcher"), f_(std::move(f)) {}
+  explicit Dispatcher(std::function<bool(uint64_t)> f)
+      : sim::Component("cta_dispatcher"), f_(std::move(f)) {}
   bool tick() override {
     if (!f_(cycle())) sleep();
     return false;
@@ -55,7 +58,8 @@ class Dispatcher : public sim::Component {
 Gpu::Gpu(const GpuParams& p)
     : p_(p),
       kernels_(root_.counter("kernels", "launches", "Kernel launches simulated")),
-      cycles_(root_.counter("cycles", "cycles", "Core cycles from launch to completion, summed over kernels")) {
+      cycles_(root_.counter("cycles", "cycles",
+                            "Core cycles from launch to completion, summed over kernels")) {
   core_ = &sim_.add_domain("core", p_.gpu.core_mhz);
   icnt_ = &sim_.add_domain("icnt", p_.gpu.icnt_mhz);
   l2_ = &sim_.add_domain("l2", p_.gpu.l2_mhz);
@@ -97,7 +101,8 @@ bool Gpu::dispatch(uint64_t now) {
       if (got[s] || !sms_[s]->fits(r.needs)) continue;
       const Dim3& gd = L.grid;
       const uint64_t i = r.next_cta++;
-      const Dim3 id{uint32_t(i % gd.x), uint32_t((i / gd.x) % gd.y), uint32_t(i / (uint64_t(gd.x) * gd.y))};
+      const Dim3 id{uint32_t(i % gd.x), uint32_t((i / gd.x) % gd.y),
+                    uint32_t(i / (uint64_t(gd.x) * gd.y))};
       sms_[s]->launch_cta(&r.ctx, r.needs, id, uint32_t(i), now);
       got[s] = 1;
     }
@@ -115,10 +120,13 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   r->regs = L.regs_per_thread ? L.regs_per_thread : k.estimated_regs;
   r->needs = cta_needs(p_.sm, L.block, r->regs, L.shared_bytes);
   if (ctas_per_sm(p_.sm, r->needs) == 0)
-    fatal("kernel {} cannot run on this GPU: one CTA of {} threads needs {} registers ({} per thread) and {} bytes of "
-          "shared memory; an SM has {} registers, {} bytes of shared memory, {} threads and {} warp slots",
-          k.name, L.block.count(), r->needs.regs, r->regs, r->needs.shared, p_.sm.registers, p_.sm.shared_bytes,
-          p_.sm.max_threads, p_.sm.num_warps);
+    fatal(
+        "kernel {} cannot run on this GPU: one CTA of {} threads needs {} registers ({} per "
+        "thread) and {} bytes of "
+        "shared memory; an SM has {} registers, {} bytes of shared memory, {} threads and {} warp "
+        "slots",
+        k.name, L.block.count(), r->needs.regs, r->regs, r->needs.shared, p_.sm.registers,
+        p_.sm.shared_bytes, p_.sm.max_threads, p_.sm.num_warps);
   L.num_sms = p_.gpu.num_sms;
   r->ctx.launch = &L;
   r->ctx.cx.gmem = &dev.memory();
@@ -172,8 +180,9 @@ void Gpu::finish_kernel(Running& r, uint64_t now) {
 std::string Gpu::deadlock_report(uint64_t now, uint64_t quiet) const {
   std::string names;
   for (const auto& r : running_) names += (names.empty() ? "" : ", ") + r->ctx.launch->prog->name;
-  std::string dump =
-      fmt::format("deadlock: kernel {} made no progress for {} cycles (cycle {}); per-warp state:\n", names, quiet, now);
+  std::string dump = fmt::format(
+      "deadlock: kernel {} made no progress for {} cycles (cycle {}); per-warp state:\n", names,
+      quiet, now);
   for (const auto& s : sms_)
     if (s->busy()) dump += s->dump_state();
   return dump;
@@ -188,11 +197,16 @@ void Gpu::print_progress(const std::chrono::steady_clock::time_point& wall0, uin
     total += r->total;
     if (name.empty()) name = r->ctx.launch->prog->name;
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  std::fprintf(stderr, "\r\033[K[simtlab] %s%s: cycle %llu, %llu warp-insts, %.0fK warp-inst/s, CTAs %llu/%llu",
-               name.c_str(), running_.size() > 1 ? fmt::format(" (+{} more)", running_.size() - 1).c_str() : "",
-               (unsigned long long)(core_->cycle() - start), (unsigned long long)wi,
-               secs > 0 ? double(wi) / secs / 1e3 : 0.0, (unsigned long long)done, (unsigned long long)total);
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  std::fprintf(
+      stderr,
+      "\r\033[K[simtlab] %s%s: cycle %llu, %llu warp-insts, %.0fK warp-inst/s, CTAs %llu/%llu",
+      name.c_str(),
+      running_.size() > 1 ? fmt::format(" (+{} more)", running_.size() - 1).c_str() : "",
+      (unsigned long long)(core_->cycle() - start), (unsigned long long)wi,
+      secs > 0 ? double(wi) / secs / 1e3 : 0.0, (unsigned long long)done,
+      (unsigned long long)total);
 }
 
 void Gpu::run_streams(func::Device& dev, std::vector<func::StreamOp>& ops) {
@@ -226,8 +240,11 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
             start_kernel(dev, op, now);
             started[i] = 1;
             continue;
-          case Kind::action: op.action(); break;
-          case Kind::record: break;
+          case Kind::action:
+            op.action();
+            break;
+          case Kind::record:
+            break;
           case Kind::wait:
             if (op.waits_for >= 0 && !ops[size_t(op.waits_for)].done) continue;
             break;
@@ -250,7 +267,8 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
     return true;
   };
   while (!all_done()) {
-    if (running_.empty()) fatal("stream operations wait for each other in a cycle (cudaStreamWaitEvent deadlock)");
+    if (running_.empty())
+      fatal("stream operations wait for each other in a cycle (cudaStreamWaitEvent deadlock)");
     bool progress = false;
     if (!sim_.step(&progress)) {
       uint64_t last = 0;

@@ -17,24 +17,35 @@ constexpr Addr kLocalTimingBase = 0x0000'0400'0000'0000ull;
 constexpr uint64_t kTxnIdShift = 24;  // id = (table index << 24) | sequence
 }  // namespace
 
-LdstUnit::LdstUnit(const SmParams& p, uint32_t sm_id, stats::Group& sm_stats, SmMemPort* port, Complete on_complete)
+LdstUnit::LdstUnit(const SmParams& p, uint32_t sm_id, stats::Group& sm_stats, SmMemPort* port,
+                   Complete on_complete)
     : p_(p),
       sm_(sm_id),
       port_(port),
       complete_(std::move(on_complete)),
       queue_cap_(p.ldst_queue),
       g_(sm_stats.child("ldst")),
-      mem_insts_(g_.counter("mem_insts", "warp instructions", "Memory instructions executed by the LD/ST unit")),
-      transactions_(g_.counter("transactions", "transactions", "Cache/memory transactions generated (coalesced)")),
-      shared_accesses_(g_.counter("shared_accesses", "warp instructions", "Shared-memory warp accesses")),
-      shared_passes_(g_.counter("shared_passes", "passes", "Shared-memory bank passes (1 = conflict-free)")),
-      shared_conflict_cycles_(g_.counter("bank_conflict_cycles", "cycles", "Extra cycles from shared-memory bank conflicts")),
-      reservation_stalls_(g_.counter("reservation_stalls", "cycles", "Cycles a transaction was refused by a cache (reservation failure)")),
-      port_stalls_(g_.counter("port_stalls", "cycles", "Cycles a cache miss waited for the interconnect port")),
-      load_latency_(g_.histogram("load_latency", "cycles", "Issue-to-completion latency of global/local loads",
+      mem_insts_(g_.counter("mem_insts", "warp instructions",
+                            "Memory instructions executed by the LD/ST unit")),
+      transactions_(g_.counter("transactions", "transactions",
+                               "Cache/memory transactions generated (coalesced)")),
+      shared_accesses_(
+          g_.counter("shared_accesses", "warp instructions", "Shared-memory warp accesses")),
+      shared_passes_(
+          g_.counter("shared_passes", "passes", "Shared-memory bank passes (1 = conflict-free)")),
+      shared_conflict_cycles_(g_.counter("bank_conflict_cycles", "cycles",
+                                         "Extra cycles from shared-memory bank conflicts")),
+      reservation_stalls_(
+          g_.counter("reservation_stalls", "cycles",
+                     "Cycles a transaction was refused by a cache (reservation failure)")),
+      port_stalls_(g_.counter("port_stalls", "cycles",
+                              "Cycles a cache miss waited for the interconnect port")),
+      load_latency_(g_.histogram("load_latency", "cycles",
+                                 "Issue-to-completion latency of global/local loads",
                                  {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096})) {
-  g_.ratio("transactions_per_request", "transactions", "Coalescing efficiency: transactions per memory instruction",
-           "transactions", "mem_insts");
+  g_.ratio("transactions_per_request", "transactions",
+           "Coalescing efficiency: transactions per memory instruction", "transactions",
+           "mem_insts");
   l1d_ = std::make_unique<Cache>("l1d", p.l1d, sm_stats);
   l1c_ = std::make_unique<Cache>("l1c", p.l1c, sm_stats);
   l1t_ = std::make_unique<Cache>("l1t", p.l1t, sm_stats);
@@ -115,15 +126,17 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
     return;
   }
   const bool is_const = rec.space == func::MemSpace::const_ || rec.space == func::MemSpace::param;
-  const bool is_tex = e.f.d && e.f.d->in && (e.f.d->in->op == ptx::Op::tex || e.f.d->in->op == ptx::Op::tld4 ||
-                                             e.f.d->in->op == ptx::Op::suld);
+  const bool is_tex = e.f.d && e.f.d->in &&
+                      (e.f.d->in->op == ptx::Op::tex || e.f.d->in->op == ptx::Op::tld4 ||
+                       e.f.d->in->op == ptx::Op::suld);
   if (is_const) {
     // One access per distinct word (serialised broadcast reads of the constant cache).
     std::vector<Addr> words;
     for (uint32_t l = 0; l < 32; ++l) {
       if (!((lanes >> l) & 1)) continue;
       Addr a = rec.addr[l] & ~Addr(3);
-      if (rec.space == func::MemSpace::param) a += 0x0000'0500'0000'0000ull;  // kernel-parameter bank
+      if (rec.space == func::MemSpace::param)
+        a += 0x0000'0500'0000'0000ull;  // kernel-parameter bank
       if (std::find(words.begin(), words.end(), a) == words.end()) words.push_back(a);
     }
     for (Addr a : words) {
@@ -148,7 +161,8 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
   for (uint32_t l = 0; l < 32; ++l) {
     if (!((lanes >> l) & 1)) continue;
     Addr a = rec.addr[l];
-    if (!local && gmem_ && (a < func::kGlobalBase || a >= func::kGlobalEnd)) a = gmem_->timing_address(a);
+    if (!local && gmem_ && (a < func::kGlobalBase || a >= func::kGlobalEnd))
+      a = gmem_->timing_address(a);
     if (local) {
       const uint64_t warp_slot = e.f.w ? e.f.w->slot : 0;
       const uint64_t per_warp = uint64_t(std::max(e.f.local_bytes, 16u)) * 32;
@@ -159,7 +173,8 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
       const Addr ca = local && size > 4 ? a + (uint64_t(chunk) / 4) * 128 : a;
       const uint32_t csize = local ? std::min<uint32_t>(4, size) : size;
       const Addr blk = block_of(ca);
-      auto it = std::find_if(blocks.begin(), blocks.end(), [&](const Block& b) { return b.base == blk; });
+      auto it =
+          std::find_if(blocks.begin(), blocks.end(), [&](const Block& b) { return b.base == blk; });
       if (it == blocks.end()) {
         blocks.push_back(Block{blk, 0, ByteMask::none()});
         it = blocks.end() - 1;
@@ -167,12 +182,14 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
       const uint32_t off = uint32_t(ca - blk);
       for (uint32_t k = 0; k < csize && off + k < kBlockBytes; ++k) it->bytes.set(off + k, true);
       it->sectors |= 1u << (off / kSectorBytes);
-      if ((off + csize - 1) / kSectorBytes != off / kSectorBytes) it->sectors |= 1u << ((off + csize - 1) / kSectorBytes);
+      if ((off + csize - 1) / kSectorBytes != off / kSectorBytes)
+        it->sectors |= 1u << ((off + csize - 1) / kSectorBytes);
     }
   }
-  const bool bypass_hint = e.f.d && e.f.d->in &&
-                           (e.f.d->in->cache == ptx::CacheOp::cg || e.f.d->in->cache == ptx::CacheOp::cs ||
-                            e.f.d->in->has(ptx::IF_VOLATILE));
+  const bool bypass_hint =
+      e.f.d && e.f.d->in &&
+      (e.f.d->in->cache == ptx::CacheOp::cg || e.f.d->in->cache == ptx::CacheOp::cs ||
+       e.f.d->in->has(ptx::IF_VOLATILE));
   for (const Block& b : blocks) {
     MemReq r;
     r.addr = b.base;
@@ -208,7 +225,9 @@ bool LdstUnit::send_txn(Entry& e, uint64_t now) {
   const uint32_t idx = uint32_t(&e - table_.data());
   r.id = (uint64_t(idx) << kTxnIdShift) | (next_id_++ & ((uint64_t(1) << kTxnIdShift) - 1));
   r.issue_cycle = now;
-  Cache& c = r.kind == AccessKind::const_load ? *l1c_ : r.kind == AccessKind::tex_load ? *l1t_ : *l1d_;
+  Cache& c = r.kind == AccessKind::const_load ? *l1c_
+             : r.kind == AccessKind::tex_load ? *l1t_
+                                              : *l1d_;
   const AccessResult res = c.access(r, now);
   if (!res.accepted()) {
     ++reservation_stalls_;
@@ -238,9 +257,15 @@ bool LdstUnit::tick(uint64_t now) {
       case AccessKind::inst_fetch:
         if (on_ifetch_response) on_ifetch_response(resp, now);
         break;
-      case AccessKind::const_load: l1c_->fill(resp, now); break;
-      case AccessKind::tex_load: l1t_->fill(resp, now); break;
-      default: l1d_->fill(resp, now); break;
+      case AccessKind::const_load:
+        l1c_->fill(resp, now);
+        break;
+      case AccessKind::tex_load:
+        l1t_->fill(resp, now);
+        break;
+      default:
+        l1d_->fill(resp, now);
+        break;
     }
     (void)r;
   }
@@ -302,9 +327,10 @@ bool LdstUnit::tick(uint64_t now) {
     if (e.waits_for_data && (e.space == func::MemSpace::global || e.space == func::MemSpace::local))
       load_latency_.sample(now - e.f.issue_cycle);
     if (trace_ && e.f.w) {
-      static constexpr const char* names[] = {"none", "global", "shared", "local", "const", "param", "tex"};
-      trace_->mem_access(sm_, e.f.w->slot, e.f.issue_cycle, now, names[size_t(e.space)], !e.waits_for_data,
-                         uint32_t(e.txns.size()));
+      static constexpr const char* names[] = {"none",  "global", "shared", "local",
+                                              "const", "param",  "tex"};
+      trace_->mem_access(sm_, e.f.w->slot, e.f.issue_cycle, now, names[size_t(e.space)],
+                         !e.waits_for_data, uint32_t(e.txns.size()));
     }
     e.live = false;
     free_.push_back(i);

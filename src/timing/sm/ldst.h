@@ -37,7 +37,8 @@ class LdstUnit {
  public:
   using Complete = std::function<void(const InFlight&, uint64_t cycle)>;
 
-  LdstUnit(const SmParams& p, uint32_t sm_id, stats::Group& sm_stats, SmMemPort* port, Complete on_complete);
+  LdstUnit(const SmParams& p, uint32_t sm_id, stats::Group& sm_stats, SmMemPort* port,
+           Complete on_complete);
   ~LdstUnit();
 
   bool can_accept() const { return queue_.size() < queue_cap_; }
@@ -65,15 +66,15 @@ class LdstUnit {
   struct Entry {
     InFlight f;
     func::MemSpace space = func::MemSpace::none;
-    std::vector<MemReq> txns;   // transactions still to send into a cache
+    std::vector<MemReq> txns;  // transactions still to send into a cache
     size_t next = 0;
-    uint32_t outstanding = 0;   // sent, not yet answered
-    uint32_t passes = 0;        // shared memory: remaining passes
-    uint64_t done_at = 0;       // shared memory completion cycle
+    uint32_t outstanding = 0;  // sent, not yet answered
+    uint32_t passes = 0;       // shared memory: remaining passes
+    uint64_t done_at = 0;      // shared memory completion cycle
     bool generated = false;
-    bool waits_for_data = true; // loads/atomics complete on responses; stores when sent
+    bool waits_for_data = true;  // loads/atomics complete on responses; stores when sent
     bool live = false;
-    bool queued = false;        // still in queue_ (sending transactions)
+    bool queued = false;  // still in queue_ (sending transactions)
   };
 
   void generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now);
@@ -87,8 +88,8 @@ class LdstUnit {
   std::unique_ptr<Cache> l1d_, l1c_, l1t_;
   std::vector<Entry> table_;
   std::vector<uint32_t> free_;
-  std::vector<uint32_t> live_;   // entries in flight (accepted, not completed)
-  std::deque<uint32_t> queue_;   // accepted, in order; head is being sent
+  std::vector<uint32_t> live_;  // entries in flight (accepted, not completed)
+  std::deque<uint32_t> queue_;  // accepted, in order; head is being sent
   size_t queue_cap_ = 2;
   uint64_t next_id_ = 1;
   uint64_t smem_busy_until_ = 0;

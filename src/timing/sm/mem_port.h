@@ -28,7 +28,8 @@ class SmMemPort {
 /// was sent.
 class FixedLatencyMemory : public SmMemPort {
  public:
-  FixedLatencyMemory(uint64_t latency, const sim::ClockDomain* clock) : latency_(latency), clock_(clock) {}
+  FixedLatencyMemory(uint64_t latency, const sim::ClockDomain* clock)
+      : latency_(latency), clock_(clock) {}
   bool can_send() override { return true; }
   void send(const MemReq& r) override {
     ++requests;
@@ -37,7 +38,9 @@ class FixedLatencyMemory : public SmMemPort {
     if (waiter_) waiter_->wake_at(clock_->time_after(latency_));
   }
   void set_waiter(sim::Component* c) override { waiter_ = c; }
-  const MemResp* peek() override { return !q_.empty() && q_.front().first <= clock_->cycle() ? &q_.front().second : nullptr; }
+  const MemResp* peek() override {
+    return !q_.empty() && q_.front().first <= clock_->cycle() ? &q_.front().second : nullptr;
+  }
   MemResp pop() override {
     MemResp r = q_.front().second;
     q_.pop_front();

@@ -14,7 +14,9 @@ class Oldest : public WarpScheduler {
                                    [](WarpSlot* a, WarpSlot* b) { return a->age < b->age; }),
                   w);
   }
-  void remove(WarpSlot* w) override { warps_.erase(std::remove(warps_.begin(), warps_.end(), w), warps_.end()); }
+  void remove(WarpSlot* w) override {
+    warps_.erase(std::remove(warps_.begin(), warps_.end(), w), warps_.end());
+  }
   const std::vector<WarpSlot*>& order() override { return warps_; }
   void issued(WarpSlot*) override {}
 

@@ -15,8 +15,10 @@ class TwoLevel : public WarpScheduler {
  public:
   explicit TwoLevel(uint32_t active) : cap_(std::max(1u, active)) {}
   void add(WarpSlot* w) override {
-    if (active_.size() < cap_) active_.push_back(w);
-    else pending_.push_back(w);
+    if (active_.size() < cap_)
+      active_.push_back(w);
+    else
+      pending_.push_back(w);
   }
   void remove(WarpSlot* w) override {
     auto it = std::find(active_.begin(), active_.end(), w);
@@ -56,8 +58,10 @@ class TwoLevel : public WarpScheduler {
       active_.push_back(pending_.front());
       pending_.pop_front();
     }
-    if (!active_.empty()) next_ %= active_.size();
-    else next_ = 0;
+    if (!active_.empty())
+      next_ %= active_.size();
+    else
+      next_ = 0;
   }
   uint32_t cap_;
   std::vector<WarpSlot*> active_, out_;
@@ -66,6 +70,8 @@ class TwoLevel : public WarpScheduler {
 };
 }  // namespace
 
-std::unique_ptr<WarpScheduler> make_two_level_scheduler(uint32_t active) { return std::make_unique<TwoLevel>(active); }
+std::unique_ptr<WarpScheduler> make_two_level_scheduler(uint32_t active) {
+  return std::make_unique<TwoLevel>(active);
+}
 
 }  // namespace simtlab::timing

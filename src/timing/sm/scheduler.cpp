@@ -12,7 +12,8 @@ std::unique_ptr<WarpScheduler> make_gto_scheduler();
 std::unique_ptr<WarpScheduler> make_oldest_scheduler();
 std::unique_ptr<WarpScheduler> make_two_level_scheduler(uint32_t active);
 
-std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy, uint32_t two_level_active) {
+std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy,
+                                              uint32_t two_level_active) {
   if (policy == "lrr") return make_lrr_scheduler();
   if (policy == "gto") return make_gto_scheduler();
   if (policy == "oldest") return make_oldest_scheduler();

@@ -15,7 +15,8 @@ using ptx::ExecClass;
 namespace {
 std::vector<std::string> exec_class_labels() {
   std::vector<std::string> v;
-  for (unsigned i = 0; i < unsigned(ExecClass::count_); ++i) v.emplace_back(ptx::exec_class_name(ExecClass(i)));
+  for (unsigned i = 0; i < unsigned(ExecClass::count_); ++i)
+    v.emplace_back(ptx::exec_class_name(ExecClass(i)));
   return v;
 }
 }  // namespace
@@ -27,32 +28,46 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
       port_(port),
       g_(fmt::format("sm[{}]", id), &parent),
       cycles_(g_.counter("cycles", "cycles", "Core cycles simulated while the SM was awake")),
-      active_cycles_(g_.counter("active_cycles", "cycles", "Cycles with at least one resident CTA")),
+      active_cycles_(
+          g_.counter("active_cycles", "cycles", "Cycles with at least one resident CTA")),
       warp_insts_(g_.counter("warp_insts", "warp instructions", "Warp instructions issued")),
-      thread_insts_(g_.counter("thread_insts", "thread instructions", "Thread instructions executed (active lanes)")),
-      issue_slots_(g_.counter("issue_slots", "slots", "Scheduler issue slots (schedulers x cycles)")),
-      stalls_(g_.vector("stall", "slots", "Why each scheduler slot did or did not issue (sums to issue_slots)",
+      thread_insts_(g_.counter("thread_insts", "thread instructions",
+                               "Thread instructions executed (active lanes)")),
+      issue_slots_(
+          g_.counter("issue_slots", "slots", "Scheduler issue slots (schedulers x cycles)")),
+      stalls_(g_.vector("stall", "slots",
+                        "Why each scheduler slot did or did not issue (sums to issue_slots)",
                         stall_labels())),
-      resident_warp_cycles_(g_.counter("resident_warp_cycles", "warp-cycles", "Sum over cycles of resident warps")),
+      resident_warp_cycles_(
+          g_.counter("resident_warp_cycles", "warp-cycles", "Sum over cycles of resident warps")),
       ctas_launched_(g_.counter("ctas", "CTAs", "CTAs run on this SM")),
-      bank_conflicts_(g_.counter("reg_bank_conflicts", "cycles", "Operand reads delayed by a register-bank conflict")),
-      divergent_branches_(g_.counter("divergent_branches", "branches", "Branches that split a warp")),
-      inst_classes_(g_.vector("inst_class", "warp instructions", "Issued warp instructions by execution class",
-                              exec_class_labels())),
+      bank_conflicts_(g_.counter("reg_bank_conflicts", "cycles",
+                                 "Operand reads delayed by a register-bank conflict")),
+      divergent_branches_(
+          g_.counter("divergent_branches", "branches", "Branches that split a warp")),
+      inst_classes_(g_.vector("inst_class", "warp instructions",
+                              "Issued warp instructions by execution class", exec_class_labels())),
       fetches_(g_.counter("fetches", "accesses", "Instruction-buffer refills")),
-      icache_misses_(g_.counter("icache_stall_fetches", "accesses", "Fetches that missed or were refused by the I-cache")) {
-  g_.ratio("ipc", "thread inst/cycle", "Thread instructions per active cycle", "thread_insts", "active_cycles");
-  g_.ratio("warp_ipc", "warp inst/cycle", "Warp instructions per active cycle", "warp_insts", "active_cycles");
-  g_.ratio("occupancy", "warps", "Average resident warps per active cycle", "resident_warp_cycles", "active_cycles");
-  g_.ratio("simd_efficiency", "lanes/warp inst", "Average active lanes per warp instruction", "thread_insts", "warp_insts");
-  g_.ratio("issue_utilization", "", "Fraction of issue slots that issued", "stall::issued", "issue_slots");
+      icache_misses_(g_.counter("icache_stall_fetches", "accesses",
+                                "Fetches that missed or were refused by the I-cache")) {
+  g_.ratio("ipc", "thread inst/cycle", "Thread instructions per active cycle", "thread_insts",
+           "active_cycles");
+  g_.ratio("warp_ipc", "warp inst/cycle", "Warp instructions per active cycle", "warp_insts",
+           "active_cycles");
+  g_.ratio("occupancy", "warps", "Average resident warps per active cycle", "resident_warp_cycles",
+           "active_cycles");
+  g_.ratio("simd_efficiency", "lanes/warp inst", "Average active lanes per warp instruction",
+           "thread_insts", "warp_insts");
+  g_.ratio("issue_utilization", "", "Fraction of issue slots that issued", "stall::issued",
+           "issue_slots");
   warps_.resize(p_.num_warps);
   for (uint32_t i = 0; i < p_.num_warps; ++i) {
     warps_[i].slot = i;
     warps_[i].sched = i % p_.num_schedulers;
   }
   ctas_.resize(p_.max_ctas);
-  for (uint32_t s = 0; s < p_.num_schedulers; ++s) scheds_.push_back(make_scheduler(p_.scheduler, p_.two_level_active));
+  for (uint32_t s = 0; s < p_.num_schedulers; ++s)
+    scheds_.push_back(make_scheduler(p_.scheduler, p_.two_level_active));
   auto add_units = [&](UnitKind k, uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) units_.push_back(Unit{k, 0});
     units_of_kind_[size_t(k)] = n;
@@ -66,7 +81,8 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   mem_recs_.resize(p_.collector_units);
   wheel_.resize(kWheel);
   bank_busy_.assign(p_.num_reg_banks, 0);
-  ldst_ = std::make_unique<LdstUnit>(p_, id_, g_, port_, [this](const InFlight& f, uint64_t now) { complete(f, now); });
+  ldst_ = std::make_unique<LdstUnit>(p_, id_, g_, port_,
+                                     [this](const InFlight& f, uint64_t now) { complete(f, now); });
   l1i_ = std::make_unique<Cache>("l1i", p_.l1i, g_);
   ldst_->on_ifetch_response = [this](const MemResp& r, uint64_t now) { l1i_->fill(r, now); };
   passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
@@ -78,27 +94,44 @@ Sm::~Sm() = default;
 
 UnitKind Sm::unit_for(ExecClass c) const {
   switch (c) {
-    case ExecClass::int_alu: case ExecClass::int_mul: case ExecClass::int_div:
+    case ExecClass::int_alu:
+    case ExecClass::int_mul:
+    case ExecClass::int_div:
       return p_.num_int_units ? UnitKind::intu : UnitKind::sp;
-    case ExecClass::fp64: return p_.num_dp_units ? UnitKind::dp : UnitKind::sfu;
-    case ExecClass::sfu: case ExecClass::tensor: return UnitKind::sfu;
-    case ExecClass::mem: return UnitKind::ldst;
-    default: return UnitKind::sp;
+    case ExecClass::fp64:
+      return p_.num_dp_units ? UnitKind::dp : UnitKind::sfu;
+    case ExecClass::sfu:
+    case ExecClass::tensor:
+      return UnitKind::sfu;
+    case ExecClass::mem:
+      return UnitKind::ldst;
+    default:
+      return UnitKind::sp;
   }
 }
 
 const UnitTiming& Sm::timing_for(ExecClass c) const {
   switch (c) {
-    case ExecClass::int_alu: return p_.int_alu;
-    case ExecClass::int_mul: return p_.int_mul;
-    case ExecClass::int_div: return p_.int_div;
-    case ExecClass::fp32: return p_.fp32;
-    case ExecClass::fp64: return p_.fp64;
-    case ExecClass::sfu: return p_.sfu;
-    case ExecClass::branch: return p_.branch;
-    case ExecClass::warp: return p_.warp;
-    case ExecClass::tensor: return p_.tensor;
-    default: return p_.int_alu;
+    case ExecClass::int_alu:
+      return p_.int_alu;
+    case ExecClass::int_mul:
+      return p_.int_mul;
+    case ExecClass::int_div:
+      return p_.int_div;
+    case ExecClass::fp32:
+      return p_.fp32;
+    case ExecClass::fp64:
+      return p_.fp64;
+    case ExecClass::sfu:
+      return p_.sfu;
+    case ExecClass::branch:
+      return p_.branch;
+    case ExecClass::warp:
+      return p_.warp;
+    case ExecClass::tensor:
+      return p_.tensor;
+    default:
+      return p_.int_alu;
   }
 }
 
@@ -242,7 +275,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
   const UnitKind uk = unit_for(d.exec);
   const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
-  if (waiting_dispatch_[size_t(uk)] >= cap) return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
+  if (waiting_dispatch_[size_t(uk)] >= cap)
+    return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
 
   // Issue: compute destination registers in the frame the instruction executes in.
   InFlight f;
@@ -258,10 +292,12 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   f.occupancy = t.interval * passes;
   const func::Frame fr = fw.frame();
   for (unsigned i = 0; i < d.nsrc && f.nreads < 8; ++i)
-    if (d.src[i] < func::kPredSlotBase) f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + d.src[i], w.slot));
+    if (d.src[i] < func::kPredSlotBase)
+      f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + d.src[i], w.slot));
   for (unsigned i = 0; i < d.ndst; ++i) {
     const bool pred = d.dst[i] >= func::kPredSlotBase;
-    const uint32_t a = pred ? fr.pred_base + (d.dst[i] - func::kPredSlotBase) : fr.reg_base + d.dst[i];
+    const uint32_t a =
+        pred ? fr.pred_base + (d.dst[i] - func::kPredSlotBase) : fr.reg_base + d.dst[i];
     f.dst[f.ndst] = a;
     f.dst_pred[f.ndst] = pred;
     ++f.ndst;
@@ -297,7 +333,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   }
   if (rec_.divergent) {
     ++divergent_branches_;
-    if (p_.reconvergence_penalty) w.ready_at = std::max(w.ready_at, now + 1 + p_.reconvergence_penalty);
+    if (p_.reconvergence_penalty)
+      w.ready_at = std::max(w.ready_at, now + 1 + p_.reconvergence_penalty);
   }
   if (fw.at_barrier) w.was_at_barrier = true;
   // Into a collector unit.
@@ -539,7 +576,8 @@ uint64_t Sm::next_event(uint64_t now) const {
     if (!w.active) continue;
     if (w.ready_at > now) next = std::min(next, w.ready_at);
     if (w.ibuf_ready > now) next = std::min(next, w.ibuf_ready);
-    if (w.fetch_pending && p_.l1i_perfect) next = std::min(next, std::max(w.fetch_done_at, now + 1));
+    if (w.fetch_pending && p_.l1i_perfect)
+      next = std::min(next, std::max(w.fetch_done_at, now + 1));
   }
   return next;
 }
@@ -569,7 +607,8 @@ bool Sm::tick() {
   }
   if (!resident_ctas_ && !collectors_busy_ && !wheel_pending_ && ldst_->idle() && l1i_->idle()) {
     sleep();
-  } else if (p_.skip_idle_cycles && p_.scheduler != "two_level" && !active_this_cycle_ && !port_->peek()) {
+  } else if (p_.skip_idle_cycles && p_.scheduler != "two_level" && !active_this_cycle_ &&
+             !port_->peek()) {
     // Every warp waits for something that happens at a known cycle (or for a memory response,
     // which wakes us): sleep until then and account the skipped cycles on waking.
     const uint64_t next = next_event(now);
@@ -586,19 +625,25 @@ bool Sm::tick() {
 }
 
 std::string Sm::dump_state() const {
-  std::string s = fmt::format("SM {}: {} CTAs, {} warps resident, {} collector units busy\n", id_, resident_ctas_,
-                              used_warps_, collectors_busy_);
+  std::string s = fmt::format("SM {}: {} CTAs, {} warps resident, {} collector units busy\n", id_,
+                              resident_ctas_, used_warps_, collectors_busy_);
   for (const WarpSlot& w : warps_) {
     if (!w.active) continue;
     const func::Warp& fw = *w.fw;
     std::string state;
-    if (w.func_done) state = fmt::format("finished, {} instructions in flight", w.inflight);
-    else if (fw.at_barrier) state = fmt::format("waiting at barrier {}", fw.barrier_id);
-    else if (w.pending_writes) state = fmt::format("{} pending register writes", w.pending_writes);
-    else if (w.ibuf == 0) state = "waiting for instruction fetch";
-    else state = "ready";
-    s += fmt::format("  warp slot {} (CTA {}, warp {}): pc {} {} — {}\n", w.slot, w.cta->cta->linear_id, fw.index,
-                     fw.pc(), w.func_done ? "" : w.cta->k->launch->prog->where(fw.pc()), state);
+    if (w.func_done)
+      state = fmt::format("finished, {} instructions in flight", w.inflight);
+    else if (fw.at_barrier)
+      state = fmt::format("waiting at barrier {}", fw.barrier_id);
+    else if (w.pending_writes)
+      state = fmt::format("{} pending register writes", w.pending_writes);
+    else if (w.ibuf == 0)
+      state = "waiting for instruction fetch";
+    else
+      state = "ready";
+    s += fmt::format("  warp slot {} (CTA {}, warp {}): pc {} {} — {}\n", w.slot,
+                     w.cta->cta->linear_id, fw.index, fw.pc(),
+                     w.func_done ? "" : w.cta->k->launch->prog->where(fw.pc()), state);
   }
   return s;
 }

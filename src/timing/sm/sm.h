@@ -15,9 +15,9 @@
 // Contract of the latencies (sm.<class>.latency): an instruction issued at t reads its
 // operands at t+1, is dispatched at t+1 and writes back at t + latency, so a dependent
 // instruction can issue exactly `latency` cycles after its producer, when operands are read
-// without bank conflicts and the unit was free; each extra conflicting read adds one cycle. Narrow SIMD units (simd_width < warp_size) take
-// warp_size/simd_width passes: the unit is busy interval x passes cycles and the result is
-// passes-1 cycles later.
+// without bank conflicts and the unit was free; each extra conflicting read adds one cycle. Narrow
+// SIMD units (simd_width < warp_size) take warp_size/simd_width passes: the unit is busy interval x
+// passes cycles and the result is passes-1 cycles later.
 #pragma once
 
 #include <cstdint>
@@ -57,8 +57,8 @@ struct CtaSlot {
   std::unique_ptr<func::Cta> cta;
   uint32_t warps = 0;
   uint32_t live_warps = 0;
-  uint32_t regs = 0;         // registers allocated
-  uint32_t shared = 0;       // shared bytes allocated
+  uint32_t regs = 0;    // registers allocated
+  uint32_t shared = 0;  // shared bytes allocated
   uint32_t threads = 0;
   uint64_t start_cycle = 0;
   bool active = false;
@@ -115,7 +115,9 @@ class Sm : public sim::Component {
 
   UnitKind unit_for(ptx::ExecClass c) const;
   const UnitTiming& timing_for(ptx::ExecClass c) const;
-  uint32_t bank_of(uint32_t reg, uint32_t warp_slot) const { return (reg + warp_slot) % p_.num_reg_banks; }
+  uint32_t bank_of(uint32_t reg, uint32_t warp_slot) const {
+    return (reg + warp_slot) % p_.num_reg_banks;
+  }
 
   void writeback(uint64_t now);
   void release(const Writeback& wb, uint64_t now);
@@ -141,7 +143,7 @@ class Sm : public sim::Component {
   std::vector<std::unique_ptr<WarpScheduler>> scheds_;
   std::vector<Unit> units_;
   uint32_t units_of_kind_[size_t(UnitKind::count_)] = {};
-  std::vector<InFlight> collectors_;  // operand-collector units (busy = w != nullptr)
+  std::vector<InFlight> collectors_;            // operand-collector units (busy = w != nullptr)
   std::vector<func::WarpInstRecord> mem_recs_;  // access records of memory ops in collectors
   std::vector<uint8_t> bank_scratch_;
   std::vector<uint32_t> order_scratch_;

@@ -16,9 +16,11 @@ struct UnitTiming {
   uint32_t latency = 4;
   uint32_t interval = 1;
   void describe(config::Describer& d) {
-    const char* src = "GPGPU-Sim GTX480 config -ptx_opcode_latency_*/-ptx_opcode_initiation_* (see sm_params.h)";
+    const char* src =
+        "GPGPU-Sim GTX480 config -ptx_opcode_latency_*/-ptx_opcode_initiation_* (see sm_params.h)";
     d.param("latency", latency, "cycles", "Issue-to-writeback latency", src).range(1, 10000);
-    d.param("interval", interval, "cycles", "Initiation interval (cycles before the unit accepts the next warp)", src)
+    d.param("interval", interval, "cycles",
+            "Initiation interval (cycles before the unit accepts the next warp)", src)
         .range(1, 10000);
   }
 };
@@ -36,19 +38,19 @@ struct SmParams {
   uint32_t max_threads_per_block = 1024;
   uint32_t warp_size = 32;
   // ---- pipeline ----
-  uint32_t simd_width = 32;           // lanes per SP unit: a warp takes warp_size/simd_width passes
+  uint32_t simd_width = 32;  // lanes per SP unit: a warp takes warp_size/simd_width passes
   uint32_t num_schedulers = 2;
   std::string scheduler = "gto";
   uint32_t two_level_active = 6;
   uint32_t ibuffer_entries = 2;
   uint32_t fetch_width = 1;
-  uint32_t scoreboard_entries = 0;    // 0 = unlimited pending writes per warp
+  uint32_t scoreboard_entries = 0;  // 0 = unlimited pending writes per warp
   uint32_t num_reg_banks = 16;
   uint32_t collector_units = 6;
   uint32_t num_sp_units = 2;
   uint32_t num_sfu_units = 1;
-  uint32_t num_dp_units = 0;          // 0 = DP instructions run on the SFU (Fermi)
-  uint32_t num_int_units = 0;         // 0 = integer instructions run on the SP units (Fermi)
+  uint32_t num_dp_units = 0;   // 0 = DP instructions run on the SFU (Fermi)
+  uint32_t num_int_units = 0;  // 0 = integer instructions run on the SP units (Fermi)
   uint32_t num_ldst_units = 1;
   uint32_t branch_penalty = 0;
   uint32_t reconvergence_penalty = 0;
@@ -68,7 +70,8 @@ struct SmParams {
   bool l1i_perfect = false;
   bool flush_l1_per_kernel = true;
   bool skip_idle_cycles = true;
-  CacheParams l1d = l1d_defaults(), l1c = l1c_defaults(), l1t = l1t_defaults(), l1i = l1i_defaults();
+  CacheParams l1d = l1d_defaults(), l1c = l1c_defaults(), l1t = l1t_defaults(),
+              l1i = l1i_defaults();
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {
@@ -136,50 +139,79 @@ struct SmParams {
     const char* t1 = "D2MA paper Table 1";
     const char* g = "GPGPU-Sim GTX480 config";
     d.param("max_threads", max_threads, "threads", "Resident threads per SM", t1).range(1, 65536);
-    d.param("num_warps", num_warps, "warps", "Resident warps per SM (warp slots)", "1536 threads / 32").range(1, 2048);
+    d.param("num_warps", num_warps, "warps", "Resident warps per SM (warp slots)",
+            "1536 threads / 32")
+        .range(1, 2048);
     d.param("max_ctas", max_ctas, "CTAs", "Resident CTAs per SM", t1).range(1, 256);
     d.param("registers", registers, "registers", "32-bit registers per SM", t1).range(1, 1u << 24);
     d.param("reg_alloc_granularity", reg_alloc_granularity, "registers",
-            "Registers are allocated per warp in units of this many (CUDA occupancy calculator, cc 2.x: 64)",
-            "CUDA Occupancy Calculator").range(1, 4096);
+            "Registers are allocated per warp in units of this many (CUDA occupancy calculator, cc "
+            "2.x: 64)",
+            "CUDA Occupancy Calculator")
+        .range(1, 4096);
     d.param("shared_bytes", shared_bytes, "bytes", "Shared memory per SM", t1).range(0, 1u << 24);
-    d.param("shared_granularity", shared_granularity, "bytes", "Shared-memory allocation unit per CTA",
-            "CUDA Occupancy Calculator, cc 2.x: 128").range(1, 1u << 16).pow2();
-    d.param("max_shared_per_block", max_shared_per_block, "bytes", "Shared memory one CTA may use", "Fermi: 48 KB")
+    d.param("shared_granularity", shared_granularity, "bytes",
+            "Shared-memory allocation unit per CTA", "CUDA Occupancy Calculator, cc 2.x: 128")
+        .range(1, 1u << 16)
+        .pow2();
+    d.param("max_shared_per_block", max_shared_per_block, "bytes", "Shared memory one CTA may use",
+            "Fermi: 48 KB")
         .range(0, 1u << 24);
-    d.param("max_threads_per_block", max_threads_per_block, "threads", "Threads per CTA limit", "CUDA, cc >= 2.0: 1024")
+    d.param("max_threads_per_block", max_threads_per_block, "threads", "Threads per CTA limit",
+            "CUDA, cc >= 2.0: 1024")
         .range(1, 65536);
     d.param("warp_size", warp_size, "threads", "Threads per warp", t1).one_of({32});
     d.param("simd_width", simd_width, "lanes",
-            "Lanes per SP/INT unit; a warp instruction takes warp_size/simd_width passes (seed 004's warp rows)", t1)
+            "Lanes per SP/INT unit; a warp instruction takes warp_size/simd_width passes (seed "
+            "004's warp rows)",
+            t1)
         .one_of({1, 2, 4, 8, 16, 32});
-    d.param("num_schedulers", num_schedulers, "schedulers", "Warp schedulers per SM (warps are split among them)",
-            g).range(1, 8);
-    d.param("scheduler", scheduler, "", "Warp scheduling policy", t1).one_of({"lrr", "gto", "oldest", "two_level"});
-    d.param("two_level_active", two_level_active, "warps", "Active-pool size per scheduler of the two-level scheduler",
-            "Gebhart et al. 2011 / GPGPU-Sim two_level_active:6").range(1, 64);
-    d.param("ibuffer_entries", ibuffer_entries, "instructions", "Instruction-buffer slots per warp", g).range(1, 16);
-    d.param("fetch_width", fetch_width, "warps/cycle", "Warps the fetch stage serves per cycle", "GPGPU-Sim")
+    d.param("num_schedulers", num_schedulers, "schedulers",
+            "Warp schedulers per SM (warps are split among them)", g)
+        .range(1, 8);
+    d.param("scheduler", scheduler, "", "Warp scheduling policy", t1)
+        .one_of({"lrr", "gto", "oldest", "two_level"});
+    d.param("two_level_active", two_level_active, "warps",
+            "Active-pool size per scheduler of the two-level scheduler",
+            "Gebhart et al. 2011 / GPGPU-Sim two_level_active:6")
+        .range(1, 64);
+    d.param("ibuffer_entries", ibuffer_entries, "instructions", "Instruction-buffer slots per warp",
+            g)
+        .range(1, 16);
+    d.param("fetch_width", fetch_width, "warps/cycle", "Warps the fetch stage serves per cycle",
+            "GPGPU-Sim")
         .range(1, 8);
     d.param("scoreboard_entries", scoreboard_entries, "registers",
-            "Pending register writes tracked per warp (0 = unlimited; Coon et al. keep 3-4)", "GPGPU book 3.2")
+            "Pending register writes tracked per warp (0 = unlimited; Coon et al. keep 3-4)",
+            "GPGPU book 3.2")
         .max(64);
-    d.param("num_reg_banks", num_reg_banks, "banks", "Register-file banks (bank = (reg + warp) mod banks)", g)
+    d.param("num_reg_banks", num_reg_banks, "banks",
+            "Register-file banks (bank = (reg + warp) mod banks)", g)
         .range(1, 64);
-    d.param("collector_units", collector_units, "units", "Operand-collector units (instructions gathering operands)",
-            g).range(1, 64);
-    d.param("num_sp_units", num_sp_units, "units", "SP (single-precision / integer) units", g).range(1, 16);
+    d.param("collector_units", collector_units, "units",
+            "Operand-collector units (instructions gathering operands)", g)
+        .range(1, 64);
+    d.param("num_sp_units", num_sp_units, "units", "SP (single-precision / integer) units", g)
+        .range(1, 16);
     d.param("num_sfu_units", num_sfu_units, "units", "Special-function units", g).range(1, 16);
-    d.param("num_dp_units", num_dp_units, "units", "Double-precision units (0: DP runs on the SFU)", g).max(16);
-    d.param("num_int_units", num_int_units, "units", "Integer units (0: integer runs on the SP units)", g).max(16);
+    d.param("num_dp_units", num_dp_units, "units", "Double-precision units (0: DP runs on the SFU)",
+            g)
+        .max(16);
+    d.param("num_int_units", num_int_units, "units",
+            "Integer units (0: integer runs on the SP units)", g)
+        .max(16);
     d.param("num_ldst_units", num_ldst_units, "units", "Load/store units", g).range(1, 4);
-    d.param("branch_penalty", branch_penalty, "cycles", "Extra cycles before a warp may issue after a taken branch",
-            "assumption").max(100);
+    d.param("branch_penalty", branch_penalty, "cycles",
+            "Extra cycles before a warp may issue after a taken branch", "assumption")
+        .max(100);
     d.param("reconvergence_penalty", reconvergence_penalty, "cycles",
-            "Extra cycles charged when a divergent warp pushes/pops its SIMT stack", "assumption").max(100);
-    d.param("barrier_latency", barrier_latency, "cycles", "Cycles from the last arrival to the release of a barrier",
-            "assumption").range(1, 1000);
-    d.param("cta_launch_latency", cta_launch_latency, "cycles", "Cycles to launch a CTA onto an SM", "assumption")
+            "Extra cycles charged when a divergent warp pushes/pops its SIMT stack", "assumption")
+        .max(100);
+    d.param("barrier_latency", barrier_latency, "cycles",
+            "Cycles from the last arrival to the release of a barrier", "assumption")
+        .range(1, 1000);
+    d.param("cta_launch_latency", cta_launch_latency, "cycles", "Cycles to launch a CTA onto an SM",
+            "assumption")
         .max(100000);
     d.group("int_alu", int_alu, "Integer add/logic/shift/compare/move");
     d.group("int_mul", int_mul, "Integer multiply / multiply-add");
@@ -190,25 +222,36 @@ struct SmParams {
     d.group("branch", branch, "Branches, calls, returns");
     d.group("warp", warp, "Warp shuffles, votes, reductions");
     d.group("tensor", tensor, "Tensor-core matrix operations");
-    d.param("smem_banks", smem_banks, "banks", "Shared-memory banks (4 bytes wide)", "GTX480 config -gpgpu_shmem_num_banks 32")
-        .range(1, 64).pow2();
+    d.param("smem_banks", smem_banks, "banks", "Shared-memory banks (4 bytes wide)",
+            "GTX480 config -gpgpu_shmem_num_banks 32")
+        .range(1, 64)
+        .pow2();
     d.param("smem_latency", smem_latency, "cycles", "Shared-memory access latency (conflict-free)",
-            "GTX480 config -gpgpu_smem_latency 26").range(1, 1000);
+            "GTX480 config -gpgpu_smem_latency 26")
+        .range(1, 1000);
     d.param("ldst_queue", ldst_queue, "instructions", "Memory instructions the LD/ST unit buffers",
-            "assumption (GPGPU-Sim: one instruction in the LD/ST pipeline register plus one)").range(1, 64);
-    d.param("l1d_global", l1d_global, "", "Cache global loads in the L1D (Fermi default; false = L2 only)",
+            "assumption (GPGPU-Sim: one instruction in the LD/ST pipeline register plus one)")
+        .range(1, 64);
+    d.param("l1d_global", l1d_global, "",
+            "Cache global loads in the L1D (Fermi default; false = L2 only)",
             "GTX480 config -gpgpu_gmem_skip_L1D 0");
-    d.param("ifetch_bytes", ifetch_bytes, "bytes", "Bytes per instruction in the instruction-cache address space",
-            "SASS encodings are 8 bytes (Fermi-Pascal)").range(1, 64);
+    d.param("ifetch_bytes", ifetch_bytes, "bytes",
+            "Bytes per instruction in the instruction-cache address space",
+            "SASS encodings are 8 bytes (Fermi-Pascal)")
+        .range(1, 64);
     d.param("l1i_perfect", l1i_perfect, "",
-            "Every instruction fetch hits (after l1i.hit_latency): removes I-cache effects from studies and tests",
+            "Every instruction fetch hits (after l1i.hit_latency): removes I-cache effects from "
+            "studies and tests",
             "simtlab (GPGPU-Sim has no equivalent)");
-    d.param("flush_l1_per_kernel", flush_l1_per_kernel, "",
-            "Write back and invalidate the L1 data, constant and texture caches when a kernel starts",
-            "GTX480 config -gpgpu_flush_l1_cache 1");
+    d.param(
+        "flush_l1_per_kernel", flush_l1_per_kernel, "",
+        "Write back and invalidate the L1 data, constant and texture caches when a kernel starts",
+        "GTX480 config -gpgpu_flush_l1_cache 1");
     d.param("skip_idle_cycles", skip_idle_cycles, "",
-            "Simulator speed-up: an SM whose warps all wait (memory, long latencies) sleeps until its next event "
-            "and accounts the skipped cycles exactly; results are identical either way (not used with two_level)",
+            "Simulator speed-up: an SM whose warps all wait (memory, long latencies) sleeps until "
+            "its next event "
+            "and accounts the skipped cycles exactly; results are identical either way (not used "
+            "with two_level)",
             "simtlab");
     d.group("l1d", l1d, "L1 data cache");
     d.group("l1c", l1c, "Constant cache (also kernel parameters)");

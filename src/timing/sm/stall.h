@@ -25,8 +25,8 @@ enum class Stall : uint8_t {
 };
 
 inline std::vector<std::string> stall_labels() {
-  return {"issued", "mem_pipeline", "collector_full", "unit_busy", "scoreboard",
-          "barrier", "control", "fetch", "idle"};
+  return {"issued",  "mem_pipeline", "collector_full", "unit_busy", "scoreboard",
+          "barrier", "control",      "fetch",          "idle"};
 }
 
 }  // namespace simtlab::timing

@@ -14,11 +14,11 @@ struct CtaSlot;
 struct WarpSlot {
   func::Warp* fw = nullptr;
   CtaSlot* cta = nullptr;
-  uint32_t slot = 0;        // hardware warp slot in the SM (%warpid)
-  uint32_t sched = 0;       // scheduler it belongs to
-  uint64_t age = 0;         // dispatch order (smaller = older)
-  bool active = false;      // slot holds a warp
-  bool func_done = false;   // every thread exited
+  uint32_t slot = 0;       // hardware warp slot in the SM (%warpid)
+  uint32_t sched = 0;      // scheduler it belongs to
+  uint64_t age = 0;        // dispatch order (smaller = older)
+  bool active = false;     // slot holds a warp
+  bool func_done = false;  // every thread exited
   // Instruction buffer: number of decoded instructions available from the warp's PC, valid
   // from `ibuf_ready` on. A control-flow change flushes it (`redirect` marks the stall as a
   // control hazard until the refetch completes).
@@ -28,9 +28,9 @@ struct WarpSlot {
   uint64_t fetch_done_at = 0;  // perfect I-cache: when the pending fetch completes
   uint64_t fetch_gen = 0;
   bool redirect = false;
-  uint64_t ready_at = 0;    // earliest cycle of the next issue (branch penalty, barrier latency)
+  uint64_t ready_at = 0;  // earliest cycle of the next issue (branch penalty, barrier latency)
   bool was_at_barrier = false;
-  uint32_t inflight = 0;    // issued instructions not yet written back
+  uint32_t inflight = 0;  // issued instructions not yet written back
   // Scoreboard: pending writes per absolute register index (values, then predicates).
   std::vector<uint16_t> pend_reg, pend_pred;
   uint32_t pending_writes = 0;

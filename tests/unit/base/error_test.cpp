@@ -1,5 +1,5 @@
-#include "base/bits.h"
 #include "base/error.h"
+#include "base/bits.h"
 
 #include <gtest/gtest.h>
 

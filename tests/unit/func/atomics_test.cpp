@@ -14,10 +14,14 @@ namespace {
 enum class Space { global, shared, generic_global, generic_shared };
 const char* space_name(Space s) {
   switch (s) {
-    case Space::global: return "global";
-    case Space::shared: return "shared";
-    case Space::generic_global: return "generic->global";
-    default: return "generic->shared";
+    case Space::global:
+      return "global";
+    case Space::shared:
+      return "shared";
+    case Space::generic_global:
+      return "generic->global";
+    default:
+      return "generic->shared";
   }
 }
 
@@ -83,14 +87,23 @@ std::string atom_kernel(const AtomOp& o, Space sp, bool red) {
   k += fmt::format("  ld.global.b{} {}, [%rd4];\n  ld.global.b{} {}, [%rd5];\n", n, B, n, C);
   if (shared) {
     k += "  setp.eq.u32 %p1, %r3, 0;\n";
-    k += fmt::format("  @%p1 ld.global.b{} {}, [%rd3];\n  @%p1 st.shared.b{} [cell], {};\n  bar.sync 0;\n", n, OLD, n,
-                     OLD);
+    k += fmt::format(
+        "  @%p1 ld.global.b{} {}, [%rd3];\n  @%p1 st.shared.b{} [cell], {};\n  bar.sync 0;\n", n,
+        OLD, n, OLD);
   }
   std::string addr, space;
   switch (sp) {
-    case Space::global: addr = "[%rd3]"; space = ".global"; break;
-    case Space::generic_global: addr = "[%rd3]"; break;
-    case Space::shared: addr = "[cell]"; space = ".shared"; break;
+    case Space::global:
+      addr = "[%rd3]";
+      space = ".global";
+      break;
+    case Space::generic_global:
+      addr = "[%rd3]";
+      break;
+    case Space::shared:
+      addr = "[cell]";
+      space = ".shared";
+      break;
     case Space::generic_shared:
       k += "  mov.u64 %rd6, cell;\n  cvta.shared.u64 %rd7, %rd6;\n";
       addr = "[%rd7]";
@@ -104,8 +117,9 @@ std::string atom_kernel(const AtomOp& o, Space sp, bool red) {
     k += fmt::format("  st.global.b{} [%rd2], {};\n", n, OLD);
   }
   if (shared) {
-    k += fmt::format("  bar.sync 0;\n  @%p1 ld.shared.b{} {}, [cell];\n  @%p1 st.global.b{} [%rd3], {};\n", n, OLD, n,
-                     OLD);
+    k += fmt::format(
+        "  bar.sync 0;\n  @%p1 ld.shared.b{} {}, [cell];\n  @%p1 st.global.b{} [%rd3], {};\n", n,
+        OLD, n, OLD);
   }
   k += "  ret;\n}\n";
   return k;
@@ -122,16 +136,23 @@ void make_operands(const AtomOp& o, uint32_t nt, std::vector<uint64_t>& b, std::
   const std::string op = o.op;
   init = rng() & m;
   for (uint32_t i = 0; i < nt; ++i) {
-    if (op == "add") b[i] = (i % 5 == 0 ? m - (rng() & 0xffff) : (rng() & 0xfffff) + 1) & m;
-    else if (op == "and") b[i] = ~(uint64_t(1) << (rng() % n)) & m;
-    else if (op == "or") b[i] = uint64_t(1) << (rng() % n);
-    else if (op == "exch") b[i] = (i * 7919 + 1) & m;
+    if (op == "add")
+      b[i] = (i % 5 == 0 ? m - (rng() & 0xffff) : (rng() & 0xfffff) + 1) & m;
+    else if (op == "and")
+      b[i] = ~(uint64_t(1) << (rng() % n)) & m;
+    else if (op == "or")
+      b[i] = uint64_t(1) << (rng() % n);
+    else if (op == "exch")
+      b[i] = (i * 7919 + 1) & m;
     else if (op == "cas") {
       b[i] = i;  // thread i swaps i -> i+1: a chain from the initial value 0
       c[i] = i + 1;
-    } else if (op == "inc") b[i] = 100;
-    else if (op == "dec") b[i] = 50;
-    else b[i] = rng() & m;
+    } else if (op == "inc")
+      b[i] = 100;
+    else if (op == "dec")
+      b[i] = 50;
+    else
+      b[i] = rng() & m;
   }
   if (op == "cas") init = 0;
   if (op == "inc") init = 7;
@@ -165,13 +186,18 @@ std::optional<uint64_t> serialize(const AtomOp& o, uint64_t init, const std::vec
 }
 
 const std::vector<AtomOp> kAtomOps = {
-    {"add", "u32", 32, false}, {"add", "s32", 32, true},  {"add", "u64", 64, false}, {"min", "u32", 32, false},
-    {"min", "s32", 32, true},  {"min", "u64", 64, false}, {"min", "s64", 64, true},  {"max", "u32", 32, false},
-    {"max", "s32", 32, true},  {"max", "u64", 64, false}, {"max", "s64", 64, true},  {"and", "b32", 32, false},
-    {"and", "b64", 64, false}, {"or", "b32", 32, false},  {"or", "b64", 64, false},  {"xor", "b32", 32, false},
-    {"xor", "b64", 64, false}, {"exch", "b32", 32, false}, {"exch", "b64", 64, false},
-    {"cas", "b32", 32, false, true}, {"cas", "b64", 64, false, true}, {"cas", "b16", 16, false, true},
-    {"inc", "u32", 32, false}, {"dec", "u32", 32, false}};
+    {"add", "u32", 32, false},       {"add", "s32", 32, true},
+    {"add", "u64", 64, false},       {"min", "u32", 32, false},
+    {"min", "s32", 32, true},        {"min", "u64", 64, false},
+    {"min", "s64", 64, true},        {"max", "u32", 32, false},
+    {"max", "s32", 32, true},        {"max", "u64", 64, false},
+    {"max", "s64", 64, true},        {"and", "b32", 32, false},
+    {"and", "b64", 64, false},       {"or", "b32", 32, false},
+    {"or", "b64", 64, false},        {"xor", "b32", 32, false},
+    {"xor", "b64", 64, false},       {"exch", "b32", 32, false},
+    {"exch", "b64", 64, false},      {"cas", "b32", 32, false, true},
+    {"cas", "b64", 64, false, true}, {"cas", "b16", 16, false, true},
+    {"inc", "u32", 32, false},       {"dec", "u32", 32, false}};
 
 void run_atomic(const AtomOp& o, Space sp, bool red) {
   SCOPED_TRACE(fmt::format("{}.{}.{} on {}", red ? "red" : "atom", o.op, o.type, space_name(sp)));
@@ -187,7 +213,8 @@ void run_atomic(const AtomOp& o, Space sp, bool red) {
     ADD_FAILURE() << e.what();
     return;
   }
-  Addr pold = r.upload(std::vector<uint64_t>(nt, 0xabababababababab)), pb = r.upload(b), pc = r.upload(c);
+  Addr pold = r.upload(std::vector<uint64_t>(nt, 0xabababababababab)), pb = r.upload(b),
+       pc = r.upload(c);
   Addr pfinal = r.upload(std::vector<uint64_t>{init});
   try {
     r.launch("at", {grid, 1, 1}, {block, 1, 1}, 0, pold, pfinal, pb, pc);
@@ -200,7 +227,8 @@ void run_atomic(const AtomOp& o, Space sp, bool red) {
   std::vector<uint64_t> olds = r.download<uint64_t>(pold, nt);
   for (auto& x : olds) x &= m;
   const std::string op = o.op;
-  const bool commutative = op == "add" || op == "min" || op == "max" || op == "and" || op == "or" || op == "xor";
+  const bool commutative =
+      op == "add" || op == "min" || op == "max" || op == "and" || op == "or" || op == "xor";
   if (commutative || op == "inc" || op == "dec") {
     // Same result in any order (inc/dec: every thread applies the same function).
     uint64_t want = init;
@@ -275,10 +303,10 @@ TEST(Atomics, PerLaneAddressesReturnOwnOldValue) {
   r.launch("k", {1, 1, 1}, {nt, 1, 1}, 0, p);
   auto v = r.download<uint32_t>(p, nt);
   for (uint32_t i = 0; i < nt; ++i) {
-    const uint32_t a = init[i];              // add: old = a, mem = a + i + 1
-    const uint32_t x = a + i + 1;            // exch: old = x, mem = a
-    const uint32_t mx = a;                   // max(a, -1) = a (non-negative), old = a
-    EXPECT_EQ(v[i], a + (x + mx)) << i;      // add: mem = a + x + a
+    const uint32_t a = init[i];          // add: old = a, mem = a + i + 1
+    const uint32_t x = a + i + 1;        // exch: old = x, mem = a
+    const uint32_t mx = a;               // max(a, -1) = a (non-negative), old = a
+    EXPECT_EQ(v[i], a + (x + mx)) << i;  // add: mem = a + x + a
   }
 }
 

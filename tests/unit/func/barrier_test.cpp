@@ -7,7 +7,8 @@ namespace simtlab::testing {
 namespace {
 
 TEST(Barrier, SyncMakesOtherWarpsStoresVisible) {
-  for (const char* bar : {"bar.sync 0;", "barrier.sync 0;", "barrier.sync.aligned 0;", "bar.sync 0, 256;"}) {
+  for (const char* bar :
+       {"bar.sync 0;", "barrier.sync 0;", "barrier.sync.aligned 0;", "bar.sync 0, 256;"}) {
     SCOPED_TRACE(bar);
     PtxRunner r(ptx_module(fmt::format(R"(
 .visible .entry k(.param .u64 pout) {{
@@ -41,7 +42,8 @@ TEST(Barrier, SyncMakesOtherWarpsStoresVisible) {
     r.launch("k", {2, 1, 1}, {256, 1, 1}, 0, out);
     auto v = r.download<uint32_t>(out, 512);
     for (uint32_t c = 0; c < 2; ++c)
-      for (uint32_t t = 0; t < 256; ++t) EXPECT_EQ(v[c * 256 + t], c * 7919 + (t + 97) % 256) << c << " " << t;
+      for (uint32_t t = 0; t < 256; ++t)
+        EXPECT_EQ(v[c * 256 + t], c * 7919 + (t + 97) % 256) << c << " " << t;
   }
 }
 

@@ -28,27 +28,35 @@ TEST(BitOps, AndOrXorNotCnot) {
   // Immediate operands.
   check_op({"and.b32 {d}, {a}, 0xff00ff00;", 32, 32, 0}, grid2(32),
            [](uint64_t a, uint64_t, uint64_t) { return a & 0xff00ff00u; });
-  check_op({"xor.b64 {d}, {a}, -1;", 64, 64, 0}, grid2(64), [](uint64_t a, uint64_t, uint64_t) { return ~a; });
+  check_op({"xor.b64 {d}, {a}, -1;", 64, 64, 0}, grid2(64),
+           [](uint64_t a, uint64_t, uint64_t) { return ~a; });
 }
 
 TEST(BitOps, PredicateLogic) {
   std::vector<OpIn> in;
   for (unsigned i = 0; i < 8 * 40; ++i) in.push_back({i & 1, (i >> 1) & 1, (i >> 2) & 1});
-  check_op({"and.pred {d}, {a}, {b};", 1, 1, 1}, in, [](uint64_t a, uint64_t b, uint64_t) { return a & b; });
-  check_op({"or.pred {d}, {a}, {b};", 1, 1, 1}, in, [](uint64_t a, uint64_t b, uint64_t) { return a | b; });
-  check_op({"xor.pred {d}, {a}, {b};", 1, 1, 1}, in, [](uint64_t a, uint64_t b, uint64_t) { return a ^ b; });
-  check_op({"not.pred {d}, {a};", 1, 1, 0}, in, [](uint64_t a, uint64_t, uint64_t) { return a ^ 1; });
+  check_op({"and.pred {d}, {a}, {b};", 1, 1, 1}, in,
+           [](uint64_t a, uint64_t b, uint64_t) { return a & b; });
+  check_op({"or.pred {d}, {a}, {b};", 1, 1, 1}, in,
+           [](uint64_t a, uint64_t b, uint64_t) { return a | b; });
+  check_op({"xor.pred {d}, {a}, {b};", 1, 1, 1}, in,
+           [](uint64_t a, uint64_t b, uint64_t) { return a ^ b; });
+  check_op({"not.pred {d}, {a};", 1, 1, 0}, in,
+           [](uint64_t a, uint64_t, uint64_t) { return a ^ 1; });
   // Negated source operands.
-  check_op({"and.pred {d}, !{a}, {b};", 1, 1, 1}, in, [](uint64_t a, uint64_t b, uint64_t) { return (a ^ 1) & b; });
-  check_op({"or.pred {d}, {a}, !{b};", 1, 1, 1}, in, [](uint64_t a, uint64_t b, uint64_t) { return a | (b ^ 1); });
+  check_op({"and.pred {d}, !{a}, {b};", 1, 1, 1}, in,
+           [](uint64_t a, uint64_t b, uint64_t) { return (a ^ 1) & b; });
+  check_op({"or.pred {d}, {a}, !{b};", 1, 1, 1}, in,
+           [](uint64_t a, uint64_t b, uint64_t) { return a | (b ^ 1); });
   // A guarded predicate op leaves the destination alone in lanes whose guard is false.
   OpSpec g{"mov.pred {d}, {c};\n  @{a} not.pred {d}, {b};", 1, 1, 1, 1};
   check_op(g, in, [](uint64_t a, uint64_t b, uint64_t c) { return a ? (b ^ 1) : c; });
 }
 
 std::vector<OpIn> shift_inputs(unsigned bits) {
-  std::vector<uint64_t> amounts = {0, 1, 2, bits / 2, bits - 2, bits - 1, bits, bits + 1, 2 * bits - 1, 63, 64, 65,
-                                   255, 256, 0x7fffffff, 0x80000000, 0xffffffff};
+  std::vector<uint64_t> amounts = {
+      0,  1,  2,  bits / 2, bits - 2, bits - 1,   bits,       bits + 1,  2 * bits - 1,
+      63, 64, 65, 255,      256,      0x7fffffff, 0x80000000, 0xffffffff};
   return pairs(edge_values(bits, 6), amounts);
 }
 
@@ -56,23 +64,25 @@ TEST(BitOps, ShlShr) {
   for (const IType& t : {kB16, kU16, kS16, kB32, kU32, kS32, kB64, kU64, kS64}) {
     const unsigned n = t.bits;
     const auto in = shift_inputs(n);
-    check_op({fmt::format("shl.{} {{d}}, {{a}}, {{b}};", t.name), n, n, 32}, in, [n](uint64_t a, uint64_t b, uint64_t) {
-      return b >= n ? 0 : wrap(u128(a) << b, n);  // shift amounts >= width give 0
-    });
+    check_op({fmt::format("shl.{} {{d}}, {{a}}, {{b}};", t.name), n, n, 32}, in,
+             [n](uint64_t a, uint64_t b, uint64_t) {
+               return b >= n ? 0 : wrap(u128(a) << b, n);  // shift amounts >= width give 0
+             });
     check_op({fmt::format("shr.{} {{d}}, {{a}}, {{b}};", t.name), n, n, 32}, in,
-               [n, sgn = t.sgn](uint64_t a, uint64_t b, uint64_t) {
-                 const i128 x = ival(a, n, sgn);
-                 // >= width: 0 for unsigned/bit types, sign fill for signed types.
-                 if (b >= n) return sgn ? wrap(x < 0 ? -1 : 0, n) : 0;
-                 return wrap(x >> b, n);
-               });
+             [n, sgn = t.sgn](uint64_t a, uint64_t b, uint64_t) {
+               const i128 x = ival(a, n, sgn);
+               // >= width: 0 for unsigned/bit types, sign fill for signed types.
+               if (b >= n) return sgn ? wrap(x < 0 ? -1 : 0, n) : 0;
+               return wrap(x >> b, n);
+             });
   }
   // Immediate shift amounts.
   for (unsigned s : {0u, 5u, 31u, 32u, 40u}) {
     check_op({fmt::format("shl.b32 {{d}}, {{a}}, {};", s), 32, 32, 0}, grid2(32),
              [s](uint64_t a, uint64_t, uint64_t) { return s >= 32 ? 0 : (a << s) & 0xffffffff; });
-    check_op({fmt::format("shr.s32 {{d}}, {{a}}, {};", s), 32, 32, 0}, grid2(32),
-             [s](uint64_t a, uint64_t, uint64_t) { return wrap(sval(a, 32) >> std::min(s, 31u), 32); });
+    check_op(
+        {fmt::format("shr.s32 {{d}}, {{a}}, {};", s), 32, 32, 0}, grid2(32),
+        [s](uint64_t a, uint64_t, uint64_t) { return wrap(sval(a, 32) >> std::min(s, 31u), 32); });
   }
 }
 
@@ -81,7 +91,8 @@ TEST(BitOps, Shf) {
   const auto in = triples(edge_values(32, 6), edge_values(32, 6, 3), amounts);
   for (bool left : {true, false})
     for (bool wrapm : {true, false}) {
-      OpSpec o{fmt::format("shf.{}.{}.b32 {{d}}, {{a}}, {{b}}, {{c}};", left ? "l" : "r", wrapm ? "wrap" : "clamp"),
+      OpSpec o{fmt::format("shf.{}.{}.b32 {{d}}, {{a}}, {{b}}, {{c}};", left ? "l" : "r",
+                           wrapm ? "wrap" : "clamp"),
                32, 32, 32, 32};
       check_op(o, in, [=](uint64_t a, uint64_t b, uint64_t c) {
         const uint64_t n = wrapm ? (c & 31) : std::min<uint64_t>(c, 32);
@@ -110,12 +121,13 @@ TEST(BitOps, PopcClzBrev) {
              [](uint64_t a, uint64_t, uint64_t) -> uint64_t { return ref_popc(a); });
     check_op({fmt::format("clz.{} {{d}}, {{a}};", t.name), 32, n, 0}, in,
              [n](uint64_t a, uint64_t, uint64_t) -> uint64_t { return ref_clz(a, n); });
-    check_op({fmt::format("brev.{} {{d}}, {{a}};", t.name), n, n, 0}, in, [n](uint64_t a, uint64_t, uint64_t) {
-      uint64_t r = 0;
-      for (unsigned i = 0; i < n; ++i)
-        if ((a >> i) & 1) r |= uint64_t(1) << (n - 1 - i);
-      return r;
-    });
+    check_op({fmt::format("brev.{} {{d}}, {{a}};", t.name), n, n, 0}, in,
+             [n](uint64_t a, uint64_t, uint64_t) {
+               uint64_t r = 0;
+               for (unsigned i = 0; i < n; ++i)
+                 if ((a >> i) & 1) r |= uint64_t(1) << (n - 1 - i);
+               return r;
+             });
   }
 }
 
@@ -127,8 +139,8 @@ TEST(BitOps, Bfind) {
     for (unsigned i = 0; i < n; ++i) vals.push_back(~(uint64_t(1) << i) & mask_bits(n));
     const auto in = pairs(vals, {0});
     for (bool sa : {false, true}) {
-      check_op({fmt::format("bfind{}.{} {{d}}, {{a}};", sa ? ".shiftamt" : "", t.name), 32, n, 0}, in,
-               [=](uint64_t a, uint64_t, uint64_t) -> uint64_t {
+      check_op({fmt::format("bfind{}.{} {{d}}, {{a}};", sa ? ".shiftamt" : "", t.name), 32, n, 0},
+               in, [=](uint64_t a, uint64_t, uint64_t) -> uint64_t {
                  // For negative signed inputs the search is for the most significant 0 bit.
                  if (t.sgn && sval(a, n) < 0) a = ~a & mask_bits(n);
                  int msb = -1;
@@ -178,10 +190,12 @@ TEST(BitOps, Bfi) {
     for (uint32_t len : {0u, 1u, 5u, n / 2, n - 1, n, n + 3, 255u, 256u + 2}) {
       std::vector<OpIn> in;
       for (uint64_t a : edge_values(n, 3))
-        for (uint64_t b : {uint64_t(0), mask_bits(n), uint64_t(0x0123456789abcdefull & mask_bits(n))})
-          for (uint32_t p : {0u, 1u, 4u, n / 2, n - 1, n, n + 9, 255u, 256u + 3}) in.push_back({a, b, p});
-      check_op({fmt::format("bfi.{} {{d}}, {{a}}, {{b}}, {{c}}, {};", t.name, len), n, n, n, 32}, in,
-               [=](uint64_t a, uint64_t b, uint64_t c) {
+        for (uint64_t b :
+             {uint64_t(0), mask_bits(n), uint64_t(0x0123456789abcdefull & mask_bits(n))})
+          for (uint32_t p : {0u, 1u, 4u, n / 2, n - 1, n, n + 9, 255u, 256u + 3})
+            in.push_back({a, b, p});
+      check_op({fmt::format("bfi.{} {{d}}, {{a}}, {{b}}, {{c}}, {};", t.name, len), n, n, n, 32},
+               in, [=](uint64_t a, uint64_t b, uint64_t c) {
                  const uint64_t p = c & 0xff, l = len & 0xff;
                  uint64_t f = b;
                  for (uint64_t i = 0; i < l && p + i <= n - 1; ++i) {
@@ -197,19 +211,22 @@ TEST(BitOps, Bfi) {
 TEST(BitOps, Bmsk) {
   std::vector<OpIn> in;
   for (uint32_t a : {0u, 1u, 3u, 16u, 31u, 32u, 33u, 63u, 64u, 0xffffffffu})
-    for (uint32_t b : {0u, 1u, 2u, 8u, 16u, 31u, 32u, 33u, 40u, 0x80000001u}) in.push_back({a, b, 0});
+    for (uint32_t b : {0u, 1u, 2u, 8u, 16u, 31u, 32u, 33u, 40u, 0x80000001u})
+      in.push_back({a, b, 0});
   for (bool clamp : {true, false}) {
-    check_op({fmt::format("bmsk.{}.b32 {{d}}, {{a}}, {{b}};", clamp ? "clamp" : "wrap"), 32, 32, 32}, in,
-             [=](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
-               // Bits [a, a+b) of a 32-bit mask; .clamp clamps a and b to 32, .wrap takes them mod 32.
-               uint64_t pos = clamp ? std::min<uint64_t>(a, 32) : (a & 31);
-               uint64_t width = clamp ? std::min<uint64_t>(b, 32) : (b & 31);
-               uint64_t r = 0;
-               for (uint64_t i = pos; i < pos + width && i < 32; ++i) r |= uint64_t(1) << i;
-               return r;
-             });
+    check_op(
+        {fmt::format("bmsk.{}.b32 {{d}}, {{a}}, {{b}};", clamp ? "clamp" : "wrap"), 32, 32, 32}, in,
+        [=](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
+          // Bits [a, a+b) of a 32-bit mask; .clamp clamps a and b to 32, .wrap takes them mod 32.
+          uint64_t pos = clamp ? std::min<uint64_t>(a, 32) : (a & 31);
+          uint64_t width = clamp ? std::min<uint64_t>(b, 32) : (b & 31);
+          uint64_t r = 0;
+          for (uint64_t i = pos; i < pos + width && i < 32; ++i) r |= uint64_t(1) << i;
+          return r;
+        });
   }
-  check_op({"bmsk.wrap.b32 {d}, 1, 2;", 32, 0, 0}, {{0, 0, 0}}, [](uint64_t, uint64_t, uint64_t) { return 6; });
+  check_op({"bmsk.wrap.b32 {d}, 1, 2;", 32, 0, 0}, {{0, 0, 0}},
+           [](uint64_t, uint64_t, uint64_t) { return 6; });
 }
 
 uint32_t byte_of(uint64_t bytes, unsigned i) { return uint32_t(bytes >> (8 * (i & 7))) & 0xff; }
@@ -217,25 +234,28 @@ uint32_t byte_of(uint64_t bytes, unsigned i) { return uint32_t(bytes >> (8 * (i 
 TEST(BitOps, PrmtGeneric) {
   std::vector<OpIn> in;
   std::mt19937_64 rng(5);
-  for (int i = 0; i < 400; ++i) in.push_back({rng() & 0xffffffff, rng() & 0xffffffff, rng() & 0xffff});
+  for (int i = 0; i < 400; ++i)
+    in.push_back({rng() & 0xffffffff, rng() & 0xffffffff, rng() & 0xffff});
   for (uint32_t sel : {0x3210u, 0x7654u, 0x0123u, 0x8888u, 0xf0e1u, 0x4444u, 0x5410u, 0xba98u})
     in.push_back({0x80ff7f01, 0x12f08e34, sel});
-  check_op({"prmt.b32 {d}, {a}, {b}, {c};", 32, 32, 32, 32}, in, [](uint64_t a, uint64_t b, uint64_t c) {
-    const uint64_t bytes = (b << 32) | a;
-    uint64_t r = 0;
-    for (unsigned i = 0; i < 4; ++i) {
-      const unsigned s = (c >> (4 * i)) & 0xf;
-      uint32_t v = byte_of(bytes, s & 7);
-      if (s & 8) v = (v & 0x80) ? 0xff : 0;  // replicate the byte's sign
-      r |= uint64_t(v) << (8 * i);
-    }
-    return r;
-  });
+  check_op({"prmt.b32 {d}, {a}, {b}, {c};", 32, 32, 32, 32}, in,
+           [](uint64_t a, uint64_t b, uint64_t c) {
+             const uint64_t bytes = (b << 32) | a;
+             uint64_t r = 0;
+             for (unsigned i = 0; i < 4; ++i) {
+               const unsigned s = (c >> (4 * i)) & 0xf;
+               uint32_t v = byte_of(bytes, s & 7);
+               if (s & 8) v = (v & 0x80) ? 0xff : 0;  // replicate the byte's sign
+               r |= uint64_t(v) << (8 * i);
+             }
+             return r;
+           });
 }
 
 TEST(BitOps, PrmtModes) {
   // Byte index selected for result byte i given selector s (c[1:0]), per the ISA's mode table:
-  //   f4e: s+i   b4e: s-i (mod 8)   rc8: s   ecl: max(i, s)   ecr: min(i, s)   rc16: 2*(s&1) + (i&1)
+  //   f4e: s+i   b4e: s-i (mod 8)   rc8: s   ecl: max(i, s)   ecr: min(i, s)   rc16: 2*(s&1) +
+  //   (i&1)
   struct Mode {
     const char* name;
     unsigned (*idx)(unsigned s, unsigned i);
@@ -250,35 +270,43 @@ TEST(BitOps, PrmtModes) {
   };
   std::vector<OpIn> in;
   for (uint64_t c : {0ull, 1ull, 2ull, 3ull, 4ull, 7ull, 0xfffffffcull, 0x3211ull})
-    for (uint64_t a : {0x03020100ull, 0x8f7e6d5cull}) in.push_back({a, 0x07060504ull ^ (a & 0xf0f0f0f0), c});
+    for (uint64_t a : {0x03020100ull, 0x8f7e6d5cull})
+      in.push_back({a, 0x07060504ull ^ (a & 0xf0f0f0f0), c});
   for (const Mode& m : modes) {
     check_op({fmt::format("prmt.b32.{} {{d}}, {{a}}, {{b}}, {{c}};", m.name), 32, 32, 32, 32}, in,
              [&](uint64_t a, uint64_t b, uint64_t c) {
                const uint64_t bytes = (b << 32) | a;
                uint64_t r = 0;
-               for (unsigned i = 0; i < 4; ++i) r |= uint64_t(byte_of(bytes, m.idx(unsigned(c & 3), i))) << (8 * i);
+               for (unsigned i = 0; i < 4; ++i)
+                 r |= uint64_t(byte_of(bytes, m.idx(unsigned(c & 3), i))) << (8 * i);
                return r;
              });
   }
   // Spot values from the ISA table with bytes 0..7 = 0x00..0x07 (d.b3..d.b0 as hex digits).
   const std::pair<const char*, uint32_t> spots[] = {
-      {"prmt.b32.ecl {d}, {a}, {b}, 1;", 0x03020101}, {"prmt.b32.ecl {d}, {a}, {b}, 2;", 0x03020202},
-      {"prmt.b32.ecr {d}, {a}, {b}, 1;", 0x01010100}, {"prmt.b32.ecr {d}, {a}, {b}, 2;", 0x02020100},
-      {"prmt.b32.b4e {d}, {a}, {b}, 0;", 0x05060700}, {"prmt.b32.f4e {d}, {a}, {b}, 3;", 0x06050403},
+      {"prmt.b32.ecl {d}, {a}, {b}, 1;", 0x03020101},
+      {"prmt.b32.ecl {d}, {a}, {b}, 2;", 0x03020202},
+      {"prmt.b32.ecr {d}, {a}, {b}, 1;", 0x01010100},
+      {"prmt.b32.ecr {d}, {a}, {b}, 2;", 0x02020100},
+      {"prmt.b32.b4e {d}, {a}, {b}, 0;", 0x05060700},
+      {"prmt.b32.f4e {d}, {a}, {b}, 3;", 0x06050403},
       {"prmt.b32.rc16 {d}, {a}, {b}, 1;", 0x03020302}};
   for (const auto& [inst, want] : spots)
-    check_op({inst, 32, 32, 32}, {{0x03020100, 0x07060504, 0}}, [w = want](uint64_t, uint64_t, uint64_t) { return w; });
+    check_op({inst, 32, 32, 32}, {{0x03020100, 0x07060504, 0}},
+             [w = want](uint64_t, uint64_t, uint64_t) { return w; });
 }
 
 TEST(BitOps, Lop3) {
   std::vector<OpIn> in = triples(edge_values(32, 6), edge_values(32, 6, 2), edge_values(32, 10, 3));
   // Classic LUTs (ta=0xF0, tb=0xCC, tc=0xAA) and a few arbitrary ones.
-  for (uint32_t lut : {0x00u, 0xffu, 0xf0u, 0xccu, 0xaau, 0x80u, 0xfeu, 0x96u, 0xe8u, 0xcau, 0x1bu, 0x6au, 0x3cu}) {
+  for (uint32_t lut : {0x00u, 0xffu, 0xf0u, 0xccu, 0xaau, 0x80u, 0xfeu, 0x96u, 0xe8u, 0xcau, 0x1bu,
+                       0x6au, 0x3cu}) {
     check_op({fmt::format("lop3.b32 {{d}}, {{a}}, {{b}}, {{c}}, {:#x};", lut), 32, 32, 32, 32}, in,
              [lut](uint64_t a, uint64_t b, uint64_t c) {
                uint64_t r = 0;
                for (unsigned bit = 0; bit < 32; ++bit) {
-                 const unsigned idx = (((a >> bit) & 1) << 2) | (((b >> bit) & 1) << 1) | ((c >> bit) & 1);
+                 const unsigned idx =
+                     (((a >> bit) & 1) << 2) | (((b >> bit) & 1) << 1) | ((c >> bit) & 1);
                  if ((lut >> idx) & 1) r |= uint64_t(1) << bit;
                }
                return r;
@@ -287,31 +315,36 @@ TEST(BitOps, Lop3) {
 }
 
 TEST(BitOps, Dp4a) {
-  std::vector<OpIn> in = triples(edge_values(32, 10), edge_values(32, 10, 2), edge_values(32, 20, 3));
+  std::vector<OpIn> in =
+      triples(edge_values(32, 10), edge_values(32, 10, 2), edge_values(32, 20, 3));
   for (const IType& ta : {kU32, kS32})
     for (const IType& tb : {kU32, kS32}) {
-      check_op({fmt::format("dp4a.{}.{} {{d}}, {{a}}, {{b}}, {{c}};", ta.name, tb.name), 32, 32, 32, 32}, in,
-               [&](uint64_t a, uint64_t b, uint64_t c) {
-                 i128 acc = (ta.sgn || tb.sgn) ? sval(c, 32) : uval(c, 32);
-                 for (unsigned i = 0; i < 4; ++i)
-                   acc += ival(a >> (8 * i), 8, ta.sgn) * ival(b >> (8 * i), 8, tb.sgn);
-                 return wrap(acc, 32);
-               });
+      check_op(
+          {fmt::format("dp4a.{}.{} {{d}}, {{a}}, {{b}}, {{c}};", ta.name, tb.name), 32, 32, 32, 32},
+          in, [&](uint64_t a, uint64_t b, uint64_t c) {
+            i128 acc = (ta.sgn || tb.sgn) ? sval(c, 32) : uval(c, 32);
+            for (unsigned i = 0; i < 4; ++i)
+              acc += ival(a >> (8 * i), 8, ta.sgn) * ival(b >> (8 * i), 8, tb.sgn);
+            return wrap(acc, 32);
+          });
     }
 }
 
 TEST(BitOps, Dp2a) {
-  std::vector<OpIn> in = triples(edge_values(32, 10), edge_values(32, 10, 2), edge_values(32, 20, 3));
+  std::vector<OpIn> in =
+      triples(edge_values(32, 10), edge_values(32, 10, 2), edge_values(32, 20, 3));
   for (const IType& ta : {kU32, kS32})
     for (const IType& tb : {kU32, kS32})
       for (bool hi : {false, true}) {
         // d = c + a.h0 * b.byte[k] + a.h1 * b.byte[k+1], k = 0 (.lo) or 2 (.hi).
-        check_op({fmt::format("dp2a.{}.{}.{} {{d}}, {{a}}, {{b}}, {{c}};", hi ? "hi" : "lo", ta.name, tb.name), 32,
-                  32, 32, 32},
+        check_op({fmt::format("dp2a.{}.{}.{} {{d}}, {{a}}, {{b}}, {{c}};", hi ? "hi" : "lo",
+                              ta.name, tb.name),
+                  32, 32, 32, 32},
                  in, [&](uint64_t a, uint64_t b, uint64_t c) {
                    i128 acc = (ta.sgn || tb.sgn) ? sval(c, 32) : uval(c, 32);
                    for (unsigned i = 0; i < 2; ++i)
-                     acc += ival(a >> (16 * i), 16, ta.sgn) * ival(b >> (8 * (i + (hi ? 2 : 0))), 8, tb.sgn);
+                     acc += ival(a >> (16 * i), 16, ta.sgn) *
+                            ival(b >> (8 * (i + (hi ? 2 : 0))), 8, tb.sgn);
                    return wrap(acc, 32);
                  });
       }

@@ -30,8 +30,9 @@ const char* kIndexPrologue = R"(
   add.u64 %rd3, %rd3, %rd1;
 )";
 
-std::vector<uint32_t> run_in_out(const std::string& ptx, const char* kernel, const std::vector<uint32_t>& in,
-                                 uint32_t block, uint32_t stack_bytes = 0) {
+std::vector<uint32_t> run_in_out(const std::string& ptx, const char* kernel,
+                                 const std::vector<uint32_t>& in, uint32_t block,
+                                 uint32_t stack_bytes = 0) {
   PtxRunner r(ptx_module(ptx));
   if (stack_bytes) r.dev().options().stack_bytes = stack_bytes;
   const uint32_t nt = uint32_t(in.size());
@@ -118,8 +119,10 @@ JOIN:
   for (uint32_t i = 0; i < nt; ++i) {
     const uint32_t x = in[i];
     uint32_t want;
-    if (x & 1) want = x > 500 ? x - 500 : x + x + 21;
-    else want = x + i + 33;
+    if (x & 1)
+      want = x > 500 ? x - 500 : x + x + 21;
+    else
+      want = x + i + 33;
     EXPECT_EQ(v[i], want + 11) << "thread " << i << " x=" << x;
   }
 }
@@ -340,7 +343,8 @@ TEST(Calls, AggregateParametersAndReturnValues) {
   std::vector<uint32_t> in(nt);
   for (uint32_t i = 0; i < nt; ++i) in[i] = i + 3;
   auto v = run_in_out(ptx, "k", in, 64);
-  for (uint32_t i = 0; i < nt; ++i) EXPECT_EQ(v[i], uint32_t(uint64_t(in[i]) * 1000 + 3 * i - i)) << i;
+  for (uint32_t i = 0; i < nt; ++i)
+    EXPECT_EQ(v[i], uint32_t(uint64_t(in[i]) * 1000 + 3 * i - i)) << i;
 }
 
 TEST(Calls, ExitInsideCalledFunctionAndCallsInLoops) {
@@ -541,7 +545,8 @@ CHECK:
   PtxRunner r(ptx_module(ptx));
   const uint32_t nt = 96;
   // pin doubles as the output array of returned pointers (8 bytes per thread).
-  Addr pin = r.upload(std::vector<uint64_t>(nt, 0)), pout = r.upload(std::vector<uint32_t>(nt, 0xffff));
+  Addr pin = r.upload(std::vector<uint64_t>(nt, 0)),
+       pout = r.upload(std::vector<uint32_t>(nt, 0xffff));
   r.launch("k", {2, 1, 1}, {48, 1, 1}, 0, pin, pout);
   auto ptrs = r.download<uint64_t>(pin, nt);
   auto errs = r.download<uint32_t>(pout, nt);
@@ -554,16 +559,19 @@ CHECK:
   }
   // Blocks of one CTA are live at the same time and must be disjoint.
   for (uint32_t c = 0; c < 2; ++c) {
-    std::vector<std::pair<uint64_t, uint64_t>> rs(ranges.begin() + c * 48, ranges.begin() + (c + 1) * 48);
+    std::vector<std::pair<uint64_t, uint64_t>> rs(ranges.begin() + c * 48,
+                                                  ranges.begin() + (c + 1) * 48);
     std::sort(rs.begin(), rs.end());
     for (size_t k = 1; k < rs.size(); ++k) EXPECT_LE(rs[k - 1].second, rs[k].first);
   }
 }
 
 TEST(Calls, AssertFailMessage) {
-  const std::string ptx = std::string(kRuntimeDecls) + ".global .align 1 .b8 msg[12] = " + cstr_init("x < limit") +
+  const std::string ptx = std::string(kRuntimeDecls) +
+                          ".global .align 1 .b8 msg[12] = " + cstr_init("x < limit") +
                           ";\n.global .align 1 .b8 file[16] = " + cstr_init("/src/kernel.cu") +
-                          ";\n.global .align 1 .b8 func[24] = " + cstr_init("void check(int *)") + ";\n" + R"(
+                          ";\n.global .align 1 .b8 func[24] = " + cstr_init("void check(int *)") +
+                          ";\n" + R"(
 .visible .entry k(.param .u64 pin, .param .u64 pout) {
   .reg .pred %p<4>;
   .reg .b32 %r<16>;
@@ -605,7 +613,8 @@ OK:
     FAIL() << "assert did not abort the kernel";
   } catch (const GuestAssert& e) {
     EXPECT_EQ(std::string(e.what()),
-              "/src/kernel.cu:42: void check(int *): block: [1,0,0], thread: [13,0,0] Assertion `x < limit` failed.");
+              "/src/kernel.cu:42: void check(int *): block: [1,0,0], thread: [13,0,0] Assertion `x "
+              "< limit` failed.");
   }
   // Block 0 completed before the failing block.
   auto v = r.download<uint32_t>(pout, 128);

@@ -12,7 +12,8 @@ constexpr uint32_t kNone = 0xffffffffu;
 
 /// Stamp the sequence counter into log slot `slot` of this thread.
 std::string stamp(unsigned slot) {
-  return fmt::format("  atom.global.add.u32 %r30, [%rd20], 1;\n  st.global.u32 [%rd21+{}], %r30;\n", slot * 4);
+  return fmt::format("  atom.global.add.u32 %r30, [%rd20], 1;\n  st.global.u32 [%rd21+{}], %r30;\n",
+                     slot * 4);
 }
 
 std::string header(const char* name, unsigned log_slots) {
@@ -43,8 +44,8 @@ struct LoggedRun {
   std::vector<uint32_t> log, out;
 };
 
-LoggedRun run_logged(const std::string& body, const char* name, unsigned slots, const std::vector<uint32_t>& in,
-               uint32_t block) {
+LoggedRun run_logged(const std::string& body, const char* name, unsigned slots,
+                     const std::vector<uint32_t>& in, uint32_t block) {
   PtxRunner r(ptx_module(body));
   const uint32_t nt = uint32_t(in.size());
   Addr pin = r.upload(in), plog = r.upload(std::vector<uint32_t>(nt * slots, kNone));
@@ -55,34 +56,34 @@ LoggedRun run_logged(const std::string& body, const char* name, unsigned slots, 
 
 /// For each warp: the lanes that executed `join` did so in one warp instruction (consecutive
 /// stamps) after every stamp in `before` of the same lanes.
-void expect_reconverged(const LoggedRun& run, unsigned slots, uint32_t nt, uint32_t block, unsigned join,
-                        const std::vector<unsigned>& before, const char* what) {
+void expect_reconverged(const LoggedRun& run, unsigned slots, uint32_t nt, uint32_t block,
+                        unsigned join, const std::vector<unsigned>& before, const char* what) {
   for (uint32_t cta = 0; cta < nt; cta += block) {
-   for (uint32_t w0 = cta; w0 < std::min(cta + block, nt); w0 += 32) {
-    const uint32_t w1 = std::min({w0 + 32, nt, cta + block});
-    std::vector<uint32_t> stamps;
-    uint32_t latest_before = 0;
-    bool any_before = false;
-    for (uint32_t i = w0; i < w1; ++i) {
-      const uint32_t s = run.log[i * slots + join];
-      if (s == kNone) continue;
-      stamps.push_back(s);
-      for (unsigned b : before) {
-        const uint32_t x = run.log[i * slots + b];
-        if (x != kNone) {
-          latest_before = std::max(latest_before, x);
-          any_before = true;
+    for (uint32_t w0 = cta; w0 < std::min(cta + block, nt); w0 += 32) {
+      const uint32_t w1 = std::min({w0 + 32, nt, cta + block});
+      std::vector<uint32_t> stamps;
+      uint32_t latest_before = 0;
+      bool any_before = false;
+      for (uint32_t i = w0; i < w1; ++i) {
+        const uint32_t s = run.log[i * slots + join];
+        if (s == kNone) continue;
+        stamps.push_back(s);
+        for (unsigned b : before) {
+          const uint32_t x = run.log[i * slots + b];
+          if (x != kNone) {
+            latest_before = std::max(latest_before, x);
+            any_before = true;
+          }
         }
       }
+      if (stamps.empty()) continue;
+      std::sort(stamps.begin(), stamps.end());
+      EXPECT_EQ(stamps.back() - stamps.front(), stamps.size() - 1)
+          << what << ": warp at thread " << w0 << " executed the join block in several pieces";
+      if (any_before) {
+        EXPECT_GT(stamps.front(), latest_before) << what << ": warp at thread " << w0;
+      }
     }
-    if (stamps.empty()) continue;
-    std::sort(stamps.begin(), stamps.end());
-    EXPECT_EQ(stamps.back() - stamps.front(), stamps.size() - 1)
-        << what << ": warp at thread " << w0 << " executed the join block in several pieces";
-    if (any_before) {
-      EXPECT_GT(stamps.front(), latest_before) << what << ": warp at thread " << w0;
-    }
-   }
   }
 }
 
@@ -99,7 +100,8 @@ TEST(Control, NestedIfElseReconvergence) {
   k += stamp(4);
   k += "  bra JOIN1;\nELSE1:\n";
   k += stamp(5);
-  k += "  and.b32 %r8, %r5, 4;\n  setp.ne.u32 %p3, %r8, 0;\n  @%p3 bra JOIN1;\n";  // if without else
+  k +=
+      "  and.b32 %r8, %r5, 4;\n  setp.ne.u32 %p3, %r8, 0;\n  @%p3 bra JOIN1;\n";  // if without else
   k += stamp(6);
   k += "JOIN1:\n";
   k += stamp(7);
@@ -111,8 +113,8 @@ TEST(Control, NestedIfElseReconvergence) {
   LoggedRun run = run_logged(k, "nest", 8, in, block);
   for (uint32_t i = 0; i < nt; ++i) {
     const uint32_t v = in[i];
-    const bool visited[8] = {true, (v & 1) != 0, (v & 3) == 3, (v & 3) == 1, (v & 1) != 0,
-                             (v & 1) == 0,       (v & 5) == 0, true};
+    const bool visited[8] = {true,         (v & 1) != 0, (v & 3) == 3, (v & 3) == 1,
+                             (v & 1) != 0, (v & 1) == 0, (v & 5) == 0, true};
     for (unsigned s = 0; s < 8; ++s)
       EXPECT_EQ(run.log[i * 8 + s] != kNone, visited[s]) << "thread " << i << " block " << s;
     EXPECT_EQ(run.out[i], v);
@@ -357,7 +359,8 @@ E:
   for (uint32_t i = 0; i < nt; ++i) {
     const uint32_t n = std::min<uint32_t>(in[i] % 17, 16);
     EXPECT_EQ(run.out[i], n);
-    for (uint32_t s = 0; s < 16; ++s) EXPECT_EQ(run.log[i * 16 + s], s < n ? s * s + in[i] : kNone) << i << " " << s;
+    for (uint32_t s = 0; s < 16; ++s)
+      EXPECT_EQ(run.log[i * 16 + s], s < n ? s * s + in[i] : kNone) << i << " " << s;
   }
 }
 

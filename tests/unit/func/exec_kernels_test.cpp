@@ -28,8 +28,8 @@ std::string exec_ptx(const std::string& stem) {
   return ss.str();
 }
 
-#define LOAD_OR_SKIP(runner, stem)                                              \
-  const std::string ptx_text_ = exec_ptx(stem);                                 \
+#define LOAD_OR_SKIP(runner, stem)                               \
+  const std::string ptx_text_ = exec_ptx(stem);                  \
   if (ptx_text_.empty()) FAIL() << stem << ".ptx was not built"; \
   PtxRunner runner(ptx_text_)
 
@@ -56,11 +56,21 @@ int ref_divergence(int v, unsigned tid) {
     if ((v & 12) == 4) r ^= 0x55;
   } else {
     switch ((v >> 1) % 5) {
-      case 0: r = 1; break;
-      case 1: r = v * 4; break;
-      case 2: r = -v; break;
-      case 3: r = v / 3; break;
-      default: r = v % 7; break;
+      case 0:
+        r = 1;
+        break;
+      case 1:
+        r = v * 4;
+        break;
+      case 2:
+        r = -v;
+        break;
+      case 3:
+        r = v / 3;
+        break;
+      default:
+        r = v % 7;
+        break;
     }
   }
   if (v > 100 && (v % 3 == 0 || v % 7 == 0)) r += 1000;
@@ -78,7 +88,8 @@ TEST(ExecKernels, Divergence) {
   Addr pin = r.upload(in), pout = r.upload(std::vector<int>(n + 50, 12345));
   r.launch("divergence", {(n + block - 1) / block, 1, 1}, {block, 1, 1}, 0, pin, pout, n);
   auto v = r.download<int>(pout, n + 50);
-  for (int i = 0; i < n; ++i) ASSERT_EQ(v[i], ref_divergence(in[i], unsigned(i) % block)) << "thread " << i;
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(v[i], ref_divergence(in[i], unsigned(i) % block)) << "thread " << i;
   for (int i = n; i < n + 50; ++i) EXPECT_EQ(v[i], 12345);
 }
 
@@ -273,7 +284,8 @@ TEST(ExecKernels, ContendedAtomics) {
   EXPECT_EQ(c.sum64, w.sum64);
   EXPECT_EQ(c.max64, w.max64);
   EXPECT_EQ(c.cas_count, unsigned(n));
-  EXPECT_NE(std::find(in.begin(), in.end(), c.exch), in.end()) << "exch left a value no thread wrote";
+  EXPECT_NE(std::find(in.begin(), in.end(), c.exch), in.end())
+      << "exch left a value no thread wrote";
 }
 
 // ---- printf, calls, heap ----------------------------------------------------------------------
@@ -290,9 +302,9 @@ TEST(ExecKernels, Printf) {
     const int v = in[i];
     if (v % 3) continue;
     char buf[256];
-    std::snprintf(buf, sizeof buf, "thread %d block %d: v=%d hex=%08x ll=%lld d=%.3f s=%s c=%c", i % int(block),
-                  i / int(block), v, unsigned(v), (long long)v * -123456789LL, v / 8.0, (v & 1) ? "odd" : "even",
-                  char('a' + v % 26));
+    std::snprintf(buf, sizeof buf, "thread %d block %d: v=%d hex=%08x ll=%lld d=%.3f s=%s c=%c",
+                  i % int(block), i / int(block), v, unsigned(v), (long long)v * -123456789LL,
+                  v / 8.0, (v & 1) ? "odd" : "even", char('a' + v % 26));
     want.push_back(buf);
   }
   std::istringstream ss(r.printed);
@@ -369,7 +381,8 @@ TEST(ExecKernels, DynamicSharedMemory) {
       for (int k = 0; k < words; ++k) {
         const int* blk = &in[b * words];
         const int hi = int16_t(uint32_t(blk[k]) >> 16);
-        ASSERT_EQ(v[b * words + k], int(uint32_t(blk[words - 1 - k]) + uint32_t(hi))) << words << " " << b << " " << k;
+        ASSERT_EQ(v[b * words + k], int(uint32_t(blk[words - 1 - k]) + uint32_t(hi)))
+            << words << " " << b << " " << k;
       }
   }
 }
@@ -415,7 +428,8 @@ TEST(ExecKernels, DoubleMath) {
     EXPECT_EQ(o[5], std::fmin(x, y) - std::fmax(x, y)) << i;
     EXPECT_EQ(o[9], std::floor(x) + std::trunc(y) + double((long long)(x * 4.0))) << i;
     // Library functions: CUDA documents at most 1-2 ulp of error.
-    EXPECT_TRUE(within_ulps(o[6], std::exp(x / 64.0), 2)) << i << ": " << o[6] << " vs " << std::exp(x / 64.0);
+    EXPECT_TRUE(within_ulps(o[6], std::exp(x / 64.0), 2))
+        << i << ": " << o[6] << " vs " << std::exp(x / 64.0);
     EXPECT_TRUE(within_ulps(o[7], std::sin(y), 2)) << i << ": " << o[7] << " vs " << std::sin(y);
     EXPECT_TRUE(within_ulps(o[8], std::log1p(std::fabs(y)), 2)) << i;
   }

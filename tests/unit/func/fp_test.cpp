@@ -26,22 +26,51 @@ using fp::Round;
 constexpr Round kModes[] = {Round::rn, Round::rz, Round::rm, Round::rp};
 const char* mode_name(Round r) {
   switch (r) {
-    case Round::rn: return "rn";
-    case Round::rz: return "rz";
-    case Round::rm: return "rm";
-    case Round::rp: return "rp";
-    case Round::rna: return "rna";
+    case Round::rn:
+      return "rn";
+    case Round::rz:
+      return "rz";
+    case Round::rm:
+      return "rm";
+    case Round::rp:
+      return "rp";
+    case Round::rna:
+      return "rna";
   }
   return "?";
 }
 
-uint32_t fb(float x) { uint32_t b; std::memcpy(&b, &x, 4); return b; }
-uint64_t db(double x) { uint64_t b; std::memcpy(&b, &x, 8); return b; }
-float bf(uint32_t b) { float x; std::memcpy(&x, &b, 4); return x; }
-double bd(uint64_t b) { double x; std::memcpy(&x, &b, 8); return x; }
+uint32_t fb(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  return b;
+}
+uint64_t db(double x) {
+  uint64_t b;
+  std::memcpy(&b, &x, 8);
+  return b;
+}
+float bf(uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+double bd(uint64_t b) {
+  double x;
+  std::memcpy(&x, &b, 8);
+  return x;
+}
 
-uint16_t h16(_Float16 x) { uint16_t b; std::memcpy(&b, &x, 2); return b; }
-_Float16 hf(uint16_t b) { _Float16 x; std::memcpy(&x, &b, 2); return x; }
+uint16_t h16(_Float16 x) {
+  uint16_t b;
+  std::memcpy(&b, &x, 2);
+  return b;
+}
+_Float16 hf(uint16_t b) {
+  _Float16 x;
+  std::memcpy(&x, &b, 2);
+  return x;
+}
 
 /// Deterministic pseudo-random numbers (64-bit LCG, high bits).
 struct Rng {
@@ -81,10 +110,14 @@ float ref_f32(long double x, Round r) {
     lo = std::nextafter(f, -std::numeric_limits<float>::infinity());
   }
   switch (r) {
-    case Round::rz: return x > 0 ? lo : hi;
-    case Round::rm: return lo;
-    case Round::rp: return hi;
-    default: return f;
+    case Round::rz:
+      return x > 0 ? lo : hi;
+    case Round::rm:
+      return lo;
+    case Round::rp:
+      return hi;
+    default:
+      return f;
   }
 }
 
@@ -92,13 +125,19 @@ float ref_f32(long double x, Round r) {
 double ref_dir64(double rn, int res, Round r) {
   if (res == 0 || r == Round::rn) return rn;
   double lo = rn, hi = rn;
-  if (res > 0) hi = std::nextafter(rn, std::numeric_limits<double>::infinity());
-  else lo = std::nextafter(rn, -std::numeric_limits<double>::infinity());
+  if (res > 0)
+    hi = std::nextafter(rn, std::numeric_limits<double>::infinity());
+  else
+    lo = std::nextafter(rn, -std::numeric_limits<double>::infinity());
   switch (r) {
-    case Round::rz: return rn > 0 ? lo : hi;
-    case Round::rm: return lo;
-    case Round::rp: return hi;
-    default: return rn;
+    case Round::rz:
+      return rn > 0 ? lo : hi;
+    case Round::rm:
+      return lo;
+    case Round::rp:
+      return hi;
+    default:
+      return rn;
   }
 }
 int sgn(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
@@ -113,8 +152,10 @@ uint16_t ref_f16(long double x, Round r) {
   uint32_t lo = 0, hi = 0x7c00;
   while (lo < hi) {
     const uint32_t mid = (lo + hi + 1) / 2;
-    if ((long double)(float)hf(uint16_t(mid)) <= m) lo = mid;
-    else hi = mid - 1;
+    if ((long double)(float)hf(uint16_t(mid)) <= m)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   uint16_t mag;
   const long double vlo = (float)hf(uint16_t(lo));
@@ -126,8 +167,10 @@ uint16_t ref_f16(long double x, Round r) {
     const long double vhi = up == 0x7c00 ? 65536.0L : (long double)(float)hf(up);
     const bool toward_up_dir = (r == Round::rp && !neg) || (r == Round::rm && neg);
     const bool toward_zero = r == Round::rz || (r == Round::rp && neg) || (r == Round::rm && !neg);
-    if (toward_up_dir) mag = up;
-    else if (toward_zero) mag = uint16_t(lo);
+    if (toward_up_dir)
+      mag = up;
+    else if (toward_zero)
+      mag = uint16_t(lo);
     else {
       const long double dl = m - vlo, dh = vhi - m;
       mag = dl < dh ? uint16_t(lo) : dh < dl ? up : ((lo & 1) ? up : uint16_t(lo));
@@ -149,10 +192,12 @@ uint16_t ref_bf16(long double x, Round r) {
   if (vlo != m) {
     const uint16_t up = uint16_t(lo + 1);
     // above the max finite 0x7f7f, Inf stands for 2^128 when rounding to nearest
-    const long double vhi = up == 0x7f80 ? std::ldexp(1.0L, 128) : (long double)bf(uint32_t(up) << 16);
+    const long double vhi =
+        up == 0x7f80 ? std::ldexp(1.0L, 128) : (long double)bf(uint32_t(up) << 16);
     const bool toward_up_dir = (r == Round::rp && !neg) || (r == Round::rm && neg);
     const bool toward_zero = r == Round::rz || (r == Round::rp && neg) || (r == Round::rm && !neg);
-    if (toward_up_dir) mag = up;
+    if (toward_up_dir)
+      mag = up;
     else if (!toward_zero) {
       const long double dl = m - vlo, dh = vhi - m;
       mag = dl < dh ? lo : dh < dl ? up : ((lo & 1) ? up : lo);
@@ -277,8 +322,8 @@ TEST(Fp16, F32ToF16MatchesHostRn) {
     ++n;
   };
   for (uint64_t b = 0; b < 0x100000000ull; b += 1021) check(uint32_t(b));
-  for (uint32_t b = 0x32800000u; b < 0x33800000u; b += 3) check(b);           // around 2^-25
-  for (uint32_t b = 0x477fe000u; b < 0x47800100u; ++b) check(b);              // around 65520
+  for (uint32_t b = 0x32800000u; b < 0x33800000u; b += 3) check(b);             // around 2^-25
+  for (uint32_t b = 0x477fe000u; b < 0x47800100u; ++b) check(b);                // around 65520
   for (uint32_t b = 0x387fc000u; b < 0x38800400u; ++b) check(b | 0x80000000u);  // near -2^-14
   EXPECT_EQ(bad, 0) << "of " << n;
 }
@@ -358,11 +403,18 @@ TEST(Fp16, FastAndGenericRoundingAgree) {
     bad += fp::encode_rn<fp::FmtBF16>(x) != fp::encode<fp::FmtBF16>(x, Round::rn);
   }
   // boundaries: the largest double below the f16 overflow tie, the tie, subnormal ties
-  const double ties[] = {65520.0, std::nextafter(65520.0, 0.0), std::ldexp(1.0, -25),
-                         std::nextafter(std::ldexp(1.0, -25), 1.0), std::ldexp(3.0, -26),
-                         std::ldexp(1.0, -1074), std::ldexp(1.0, -14) - std::ldexp(1.0, -25),
-                         std::ldexp(1.0, 128) - std::ldexp(1.0, 119), std::ldexp(1.0, -134),
-                         std::ldexp(3.0, -135), DBL_MAX, -0.0};
+  const double ties[] = {65520.0,
+                         std::nextafter(65520.0, 0.0),
+                         std::ldexp(1.0, -25),
+                         std::nextafter(std::ldexp(1.0, -25), 1.0),
+                         std::ldexp(3.0, -26),
+                         std::ldexp(1.0, -1074),
+                         std::ldexp(1.0, -14) - std::ldexp(1.0, -25),
+                         std::ldexp(1.0, 128) - std::ldexp(1.0, 119),
+                         std::ldexp(1.0, -134),
+                         std::ldexp(3.0, -135),
+                         DBL_MAX,
+                         -0.0};
   for (double x : ties) {
     for (double y : {x, -x}) {
       EXPECT_EQ(fp::encode_rn<fp::FmtF16>(y), fp::encode<fp::FmtF16>(y, Round::rn)) << y;
@@ -409,9 +461,9 @@ TEST(Bf16, EdgeCases) {
   EXPECT_EQ(fp::f32_to_bf16(FLT_MAX), 0x7f80);  // 0x7f7fffff rounds up into Inf
   EXPECT_EQ(fp::f32_to_bf16(FLT_MAX, Round::rz), 0x7f7f);
   EXPECT_EQ(fp::f32_to_bf16(-FLT_MAX, Round::rp), 0xff7f);
-  EXPECT_EQ(fp::f32_to_bf16(bf(0x7fa00000u)), 0x7fff);   // signaling NaN -> canonical
-  EXPECT_EQ(fp::f32_to_bf16(bf(0x00008000u)), 0x0000);   // subnormal tie to even (0)
-  EXPECT_EQ(fp::f32_to_bf16(bf(0x00018000u)), 0x0002);   // subnormal tie to even (2)
+  EXPECT_EQ(fp::f32_to_bf16(bf(0x7fa00000u)), 0x7fff);  // signaling NaN -> canonical
+  EXPECT_EQ(fp::f32_to_bf16(bf(0x00008000u)), 0x0000);  // subnormal tie to even (0)
+  EXPECT_EQ(fp::f32_to_bf16(bf(0x00018000u)), 0x0002);  // subnormal tie to even (2)
   // f64 source: a single rounding (257/256 + 2^-30 is above the tie -> 0x3f81)
   EXPECT_EQ(fp::f64_to_bf16(1.00390625 + std::ldexp(1.0, -30)), 0x3f81);
   EXPECT_EQ(fp::f64_to_bf16(1.00390625), 0x3f80);
@@ -426,12 +478,12 @@ TEST(Tf32, Rounding) {
   EXPECT_EQ(fp::f32_to_tf32(bf(0x3f803000u), R::rz), 0x3f802000u);
   EXPECT_EQ(fp::f32_to_tf32(bf(0xbf801000u), R::rna), 0xbf802000u);
   EXPECT_EQ(fp::f32_to_tf32(bf(0x3f800fffu), R::rna), 0x3f800000u);
-  EXPECT_EQ(fp::f32_to_tf32(FLT_MAX, R::rna), 0x7f800000u);               // rounds into Inf
-  EXPECT_EQ(fp::f32_to_tf32(FLT_MAX, R::rna, true), 0x7f7fe000u);         // satfinite
+  EXPECT_EQ(fp::f32_to_tf32(FLT_MAX, R::rna), 0x7f800000u);        // rounds into Inf
+  EXPECT_EQ(fp::f32_to_tf32(FLT_MAX, R::rna, true), 0x7f7fe000u);  // satfinite
   EXPECT_EQ(fp::f32_to_tf32(-INFINITY, R::rn, true), 0xff7fe000u);
   EXPECT_EQ(fp::f32_to_tf32(FLT_MAX, R::rz), 0x7f7fe000u);
-  EXPECT_EQ(fp::f32_to_tf32(bf(0x7f800001u), R::rna), 0x7fffe000u);       // NaN
-  EXPECT_EQ(fp::f32_to_tf32(bf(0x00001000u), R::rna), 0x00002000u);       // subnormal tie
+  EXPECT_EQ(fp::f32_to_tf32(bf(0x7f800001u), R::rna), 0x7fffe000u);  // NaN
+  EXPECT_EQ(fp::f32_to_tf32(bf(0x00001000u), R::rna), 0x00002000u);  // subnormal tie
 }
 
 // =============================================================================================
@@ -444,8 +496,8 @@ TEST(Fp8, E4M3KnownValues) {
   EXPECT_EQ(fp::encode<E>(1.0, Round::rn, true), 0x38u);
   EXPECT_EQ(fp::encode<E>(448.0, Round::rn, true), 0x7eu);
   EXPECT_EQ(fp::encode<E>(-448.0, Round::rn, true), 0xfeu);
-  EXPECT_EQ(fp::encode<E>(std::ldexp(1.0, -9), Round::rn, true), 0x01u);   // min subnormal
-  EXPECT_EQ(fp::encode<E>(std::ldexp(1.0, -6), Round::rn, true), 0x08u);   // min normal
+  EXPECT_EQ(fp::encode<E>(std::ldexp(1.0, -9), Round::rn, true), 0x01u);  // min subnormal
+  EXPECT_EQ(fp::encode<E>(std::ldexp(1.0, -6), Round::rn, true), 0x08u);  // min normal
   EXPECT_EQ(fp::encode<E>(7 * std::ldexp(1.0, -9), Round::rn, true), 0x07u);
   EXPECT_EQ(fp::encode<E>(464.0, Round::rn, true), 0x7eu);   // tie 448/480 -> even 448
   EXPECT_EQ(fp::encode<E>(500.0, Round::rn, true), 0x7eu);   // overflow saturates
@@ -496,8 +548,9 @@ TEST(Fp8, E4M3ExhaustiveRoundTrip) {
     }
     // value from the definition: e == 0 ? m/8 * 2^-6 : (1 + m/8) * 2^(e-7)
     const unsigned e = (b >> 3) & 15, m = b & 7;
-    const double want = (b & 0x80 ? -1 : 1) * (e == 0 ? m / 8.0 * std::ldexp(1.0, -6)
-                                                       : (1 + m / 8.0) * std::ldexp(1.0, int(e) - 7));
+    const double want =
+        (b & 0x80 ? -1 : 1) *
+        (e == 0 ? m / 8.0 * std::ldexp(1.0, -6) : (1 + m / 8.0) * std::ldexp(1.0, int(e) - 7));
     bad += v != want;
     for (Round r : kModes) bad += fp::encode<E>(v, r, true) != b;
   }
@@ -582,15 +635,25 @@ TEST(F32, RandomAgainstReference) {
       // division: sign(x - a/b) == sign(fma(x, b, -a)) * sign(b); fma is exact here
       {
         const float q = fp::f32_div(a, b, r);
-        auto d = [&](float x) { return std::fma(double(x), double(b), -double(a)) * (b > 0 ? 1 : -1); };
+        auto d = [&](float x) {
+          return std::fma(double(x), double(b), -double(a)) * (b > 0 ? 1 : -1);
+        };
         const float lo = std::nextafter(q, -INFINITY), hi = std::nextafter(q, INFINITY);
         const bool qpos = (a > 0) == (b > 0);
         bool ok;
         switch (r) {
-          case Round::rz: ok = qpos ? (d(q) <= 0 && d(hi) > 0) : (d(q) >= 0 && d(lo) < 0); break;
-          case Round::rm: ok = d(q) <= 0 && d(hi) > 0; break;
-          case Round::rp: ok = d(q) >= 0 && d(lo) < 0; break;
-          default: ok = std::fabs(d(q)) <= std::fabs(d(lo)) && std::fabs(d(q)) <= std::fabs(d(hi)); break;
+          case Round::rz:
+            ok = qpos ? (d(q) <= 0 && d(hi) > 0) : (d(q) >= 0 && d(lo) < 0);
+            break;
+          case Round::rm:
+            ok = d(q) <= 0 && d(hi) > 0;
+            break;
+          case Round::rp:
+            ok = d(q) >= 0 && d(lo) < 0;
+            break;
+          default:
+            ok = std::fabs(d(q)) <= std::fabs(d(lo)) && std::fabs(d(q)) <= std::fabs(d(hi));
+            break;
         }
         bad_div += !ok;
       }
@@ -598,13 +661,18 @@ TEST(F32, RandomAgainstReference) {
         const float x = std::fabs(a);
         const float s = fp::f32_sqrt(x, r);
         const float lo = std::nextafter(s, -INFINITY), hi = std::nextafter(s, INFINITY);
-        const double rs = std::fma(double(s), double(s), -double(x));   // s^2 - x
+        const double rs = std::fma(double(s), double(s), -double(x));  // s^2 - x
         const double rl = std::fma(double(lo), double(lo), -double(x));
         const double rh = std::fma(double(hi), double(hi), -double(x));
         bool ok;
         switch (r) {
-          case Round::rz: case Round::rm: ok = rs <= 0 && rh > 0; break;
-          case Round::rp: ok = rs >= 0 && rl < 0; break;
+          case Round::rz:
+          case Round::rm:
+            ok = rs <= 0 && rh > 0;
+            break;
+          case Round::rp:
+            ok = rs >= 0 && rl < 0;
+            break;
           default: {
             // nearest: |s - sqrt(x)| <= half way to the neighbors <=> compare with midpoints
             const double ml = (double(s) + double(lo)) / 2, mh = (double(s) + double(hi)) / 2;
@@ -669,18 +737,20 @@ TEST(F32, FlushToZero) {
   EXPECT_EQ(fp::f32_sqrt(dmin, Round::rn, false), std::sqrt(dmin));
   EXPECT_EQ(fp::f32_rcp(-dmin, Round::rn, true), -INFINITY);  // rcp(-0) = -Inf
   EXPECT_EQ(fb(fp::f32_fma(dmin, 1e30f, 0.0f, Round::rn, true)), 0u);
-  EXPECT_EQ(fp::f32_fma(dmin, 1e30f, 0.0f, Round::rn, false), float(std::ldexp(1.0, -149) * double(1e30f)));
+  EXPECT_EQ(fp::f32_fma(dmin, 1e30f, 0.0f, Round::rn, false),
+            float(std::ldexp(1.0, -149) * double(1e30f)));
 }
 
 TEST(F32, Saturate) {
   EXPECT_EQ(fp::f32_add(0.75f, 0.75f, Round::rn, false, true), 1.0f);
   EXPECT_EQ(fb(fp::f32_add(-0.5f, 0.25f, Round::rn, false, true)), 0u);
-  EXPECT_EQ(fb(fp::f32_add(NAN, 0.25f, Round::rn, false, true)), 0u);  // NaN -> +0
+  EXPECT_EQ(fb(fp::f32_add(NAN, 0.25f, Round::rn, false, true)), 0u);   // NaN -> +0
   EXPECT_EQ(fb(fp::f32_mul(-0.0f, 1.0f, Round::rn, false, true)), 0u);  // -0 -> +0
   EXPECT_EQ(fp::f32_mul(0.5f, 1.0f, Round::rn, false, true), 0.5f);
   EXPECT_EQ(fp::f32_add(INFINITY, 1.0f, Round::rn, false, true), 1.0f);
   EXPECT_EQ(fb(fp::f32_add(-INFINITY, 1.0f, Round::rn, false, true)), 0u);
-  EXPECT_EQ(fb(fp::f32_mul(std::ldexp(1.0f, -140), 1.0f, Round::rn, false, true)), fb(std::ldexp(1.0f, -140)));
+  EXPECT_EQ(fb(fp::f32_mul(std::ldexp(1.0f, -140), 1.0f, Round::rn, false, true)),
+            fb(std::ldexp(1.0f, -140)));
   EXPECT_EQ(fb(fp::f32_mul(std::ldexp(1.0f, -140), 1.0f, Round::rn, true, true)), 0u);
   EXPECT_EQ(fp::f32_fma(2.0f, 2.0f, -3.5f, Round::rn, false, true), 0.5f);
   EXPECT_EQ(fp::f32_fma(2.0f, 2.0f, -2.5f, Round::rz, false, true), 1.0f);
@@ -744,7 +814,8 @@ TEST(F64, HandCases) {
   EXPECT_EQ(fp::f64_add(DBL_MAX, std::ldexp(1.0, 970), R::rz), DBL_MAX);
   // subnormal results are kept (no .ftz for f64)
   EXPECT_EQ(fp::f64_mul(DBL_MIN, 0.5, R::rn), DBL_MIN / 2);
-  EXPECT_EQ(db(fp::f64_mul(DBL_MIN, std::ldexp(1.0, -60), R::rp)), 0x0000000000000001ull);  // 2^-1082
+  EXPECT_EQ(db(fp::f64_mul(DBL_MIN, std::ldexp(1.0, -60), R::rp)),
+            0x0000000000000001ull);  // 2^-1082
   EXPECT_EQ(db(fp::f64_mul(DBL_MIN, std::ldexp(1.0, -60), R::rn)), 0x0000000000000000ull);
   EXPECT_EQ(std::fegetround(), FE_TONEAREST);
 }
@@ -815,10 +886,11 @@ TEST(Approx, F64GrossApproximations) {
   // rcp.approx.ftz.f64 uses the upper 32 bits (1.11.20) and zeroes the low 32 result bits.
   // 1/3 = 0x3fd5555555555555 -> 0x3fd5555500000000.
   EXPECT_EQ(fp::approx_ftz_f64<false>(db(3.0)), 0x3fd5555500000000ull);
-  EXPECT_EQ(fp::approx_ftz_f64<false>(0x4008000012345678ull), 0x3fd5555500000000ull);  // low bits ignored
+  EXPECT_EQ(fp::approx_ftz_f64<false>(0x4008000012345678ull),
+            0x3fd5555500000000ull);  // low bits ignored
   EXPECT_EQ(fp::approx_ftz_f64<false>(db(2.0)), db(0.5));
   EXPECT_EQ(fp::approx_ftz_f64<false>(db(-INFINITY)), db(-0.0));
-  EXPECT_EQ(fp::approx_ftz_f64<false>(db(DBL_MIN / 4)), db(INFINITY));     // subnormal -> Inf
+  EXPECT_EQ(fp::approx_ftz_f64<false>(db(DBL_MIN / 4)), db(INFINITY));  // subnormal -> Inf
   EXPECT_EQ(fp::approx_ftz_f64<false>(db(-DBL_MIN / 4)), db(-INFINITY));
   EXPECT_EQ(fp::approx_ftz_f64<false>(db(std::ldexp(1.0, 1023))), db(0.0));  // result subnormal
   EXPECT_EQ(fp::approx_ftz_f64<false>(0x7ff0000100000000ull), fp::kNaN64Approx);
@@ -843,9 +915,9 @@ TEST(MinMax, F32) {
   EXPECT_EQ(bf(mm32<false>(1.0f, 2.0f)), 1.0f);
   EXPECT_EQ(bf(mm32<true>(1.0f, 2.0f)), 2.0f);
   EXPECT_EQ(bf(mm32<false>(-1.0f, 2.0f)), -1.0f);
-  EXPECT_EQ(bf(mm32<false>(qnan, 2.0f)), 2.0f);     // one NaN: the other operand
+  EXPECT_EQ(bf(mm32<false>(qnan, 2.0f)), 2.0f);  // one NaN: the other operand
   EXPECT_EQ(bf(mm32<true>(-3.0f, qnan)), -3.0f);
-  EXPECT_EQ(mm32<false>(qnan, bf(0xffc00000u)), 0x7fffffffu);  // both NaN: canonical
+  EXPECT_EQ(mm32<false>(qnan, bf(0xffc00000u)), 0x7fffffffu);      // both NaN: canonical
   EXPECT_EQ((mm32<false, false, true>(qnan, 2.0f)), 0x7fffffffu);  // .NaN
   EXPECT_EQ((mm32<true, false, true>(1.0f, bf(0x7f800001u))), 0x7fffffffu);
   EXPECT_EQ(mm32<false>(0.0f, -0.0f), 0x80000000u);  // -0 < +0
@@ -863,15 +935,24 @@ TEST(MinMax, F32) {
   EXPECT_EQ(bf(mm32<false, false, false, true, true>(-3.0f, 2.0f)), -2.0f);
   EXPECT_EQ(bf(mm32<true, false, false, true, true>(-3.0f, -2.0f)), 3.0f);
   EXPECT_EQ(bf(mm32<true, false, false, true, true>(-3.0f, 2.0f)), -3.0f);
-  EXPECT_EQ(bf(mm32<false, false, false, true, true>(qnan, -2.0f)), -2.0f);  // NaN sign bit 0
+  EXPECT_EQ(bf(mm32<false, false, false, true, true>(qnan, -2.0f)), -2.0f);     // NaN sign bit 0
   EXPECT_EQ((mm32<false, false, true, true, true>(qnan, -2.0f)), 0x7fffffffu);  // NaN result
   // 3 inputs
   auto mm3 = [](auto f, float a, float b, float c) { return f(fb(a), fb(b), fb(c)); };
-  EXPECT_EQ(bf(uint32_t(mm3(fp::minmax3<fp::FmtF32, false, false, false, false>, 3.0f, qnan, 1.0f))), 1.0f);
-  EXPECT_EQ(uint32_t(mm3(fp::minmax3<fp::FmtF32, false, false, true, false>, 3.0f, 1.0f, qnan)), 0x7fffffffu);
-  EXPECT_EQ(bf(uint32_t(mm3(fp::minmax3<fp::FmtF32, false, false, false, true>, 3.0f, -5.0f, -1.0f))), 1.0f);
-  EXPECT_EQ(bf(uint32_t(mm3(fp::minmax3<fp::FmtF32, true, false, false, true>, 3.0f, -5.0f, -1.0f))), 5.0f);
-  EXPECT_EQ(bf(uint32_t(mm3(fp::minmax3<fp::FmtF32, true, false, false, false>, 3.0f, -5.0f, 4.0f))), 4.0f);
+  EXPECT_EQ(
+      bf(uint32_t(mm3(fp::minmax3<fp::FmtF32, false, false, false, false>, 3.0f, qnan, 1.0f))),
+      1.0f);
+  EXPECT_EQ(uint32_t(mm3(fp::minmax3<fp::FmtF32, false, false, true, false>, 3.0f, 1.0f, qnan)),
+            0x7fffffffu);
+  EXPECT_EQ(
+      bf(uint32_t(mm3(fp::minmax3<fp::FmtF32, false, false, false, true>, 3.0f, -5.0f, -1.0f))),
+      1.0f);
+  EXPECT_EQ(
+      bf(uint32_t(mm3(fp::minmax3<fp::FmtF32, true, false, false, true>, 3.0f, -5.0f, -1.0f))),
+      5.0f);
+  EXPECT_EQ(
+      bf(uint32_t(mm3(fp::minmax3<fp::FmtF32, true, false, false, false>, 3.0f, -5.0f, 4.0f))),
+      4.0f);
 }
 
 TEST(MinMax, F64AndHalf) {
@@ -889,25 +970,29 @@ TEST(MinMax, F64AndHalf) {
   EXPECT_EQ((fp::minmax2<H, false, true, false, false, false>(0x0001, 0x0000)), 0x0000u);  // ftz
   EXPECT_EQ((fp::minmax2<H, true, false, false, false, false>(0x0001, 0x0000)), 0x0001u);
   EXPECT_EQ((fp::minmax2<H, false, false, false, false, false>(0x8000, 0x0000)), 0x8000u);
-  EXPECT_EQ((fp::minmax2<B, false, false, false, true, true>(0xc040, 0x4000)), 0xc000u);  // -min(3,2)
+  EXPECT_EQ((fp::minmax2<B, false, false, false, true, true>(0xc040, 0x4000)),
+            0xc000u);  // -min(3,2)
   EXPECT_EQ((fp::minmax2<B, true, false, false, false, false>(0x3f80, 0x3f81)), 0x3f81u);
 }
 
 TEST(TestP, AllModes) {
   using T = fp::TestP;
   using F = fp::FmtF32;
-  struct Row { uint32_t bits; bool fin, inf, num, nan, norm, sub; };
+  struct Row {
+    uint32_t bits;
+    bool fin, inf, num, nan, norm, sub;
+  };
   const Row rows[] = {
-      {0x3f800000u, true, false, true, false, true, false},   // 1.0
-      {0x00000000u, true, false, true, false, true, false},   // +0 counts as normal
-      {0x80000000u, true, false, true, false, true, false},   // -0
-      {0x00000001u, true, false, true, false, false, true},   // smallest subnormal
-      {0x807fffffu, true, false, true, false, false, true},   // largest negative subnormal
-      {0x7f800000u, false, true, true, false, false, false},  // +Inf
-      {0xff800000u, false, true, true, false, false, false},  // -Inf
-      {0x7fc00000u, false, false, false, true, false, false}, // qNaN
-      {0xff800001u, false, false, false, true, false, false}, // negative sNaN
-      {0x7f7fffffu, true, false, true, false, true, false},   // FLT_MAX
+      {0x3f800000u, true, false, true, false, true, false},    // 1.0
+      {0x00000000u, true, false, true, false, true, false},    // +0 counts as normal
+      {0x80000000u, true, false, true, false, true, false},    // -0
+      {0x00000001u, true, false, true, false, false, true},    // smallest subnormal
+      {0x807fffffu, true, false, true, false, false, true},    // largest negative subnormal
+      {0x7f800000u, false, true, true, false, false, false},   // +Inf
+      {0xff800000u, false, true, true, false, false, false},   // -Inf
+      {0x7fc00000u, false, false, false, true, false, false},  // qNaN
+      {0xff800001u, false, false, false, true, false, false},  // negative sNaN
+      {0x7f7fffffu, true, false, true, false, true, false},    // FLT_MAX
   };
   for (const Row& r : rows) {
     EXPECT_EQ(fp::testp_bits<F>(T::finite, r.bits), r.fin) << std::hex << r.bits;
@@ -948,15 +1033,18 @@ uint16_t ref_f16_from_units48(__int128 x, Round r) {
   uint32_t lo = 0, hi = 0x7c00;
   while (lo < hi) {
     const uint32_t mid = (lo + hi + 1) / 2;
-    if (units48(mid) <= m) lo = mid;
-    else hi = mid - 1;
+    if (units48(mid) <= m)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   uint32_t mag = lo;
   if (units48(lo) != m && lo != 0x7c00) {
     const uint32_t up = lo + 1;
     const bool away = (r == Round::rp && !neg) || (r == Round::rm && neg);
     const bool zero = r == Round::rz || (r == Round::rp && neg) || (r == Round::rm && !neg);
-    if (away) mag = up;
+    if (away)
+      mag = up;
     else if (!zero) {
       const __int128 dl = m - units48(lo), dh = units48(up) - m;
       mag = dl < dh ? lo : dh < dl ? up : ((lo & 1) ? up : lo);
@@ -1019,15 +1107,15 @@ TEST(Half, Bf16FmaSingleRounding) {
   Rng g(3);
   int bad = 0;
   for (int i = 0; i < 50000; ++i) {
-    auto rb = [&](int lo, int hi) {
-      return uint16_t(fb(g.flt(lo, hi)) >> 16);
-    };
+    auto rb = [&](int lo, int hi) { return uint16_t(fb(g.flt(lo, hi)) >> 16); };
     const uint16_t a = rb(-8, 8), b = rb(-8, 8), c = rb(-20, 20);
     const long double x = (long double)fp::bf16_to_f32(a) * fp::bf16_to_f32(b) + fp::bf16_to_f32(c);
     if (x == 0) continue;
     bad += fp::bf16_fma(a, b, c) != ref_bf16(x, Round::rn);
-    bad += fp::bf16_add(a, c) != ref_bf16((long double)fp::bf16_to_f32(a) + fp::bf16_to_f32(c), Round::rn);
-    bad += fp::bf16_mul(a, b) != ref_bf16((long double)fp::bf16_to_f32(a) * fp::bf16_to_f32(b), Round::rn);
+    bad += fp::bf16_add(a, c) !=
+           ref_bf16((long double)fp::bf16_to_f32(a) + fp::bf16_to_f32(c), Round::rn);
+    bad += fp::bf16_mul(a, b) !=
+           ref_bf16((long double)fp::bf16_to_f32(a) * fp::bf16_to_f32(b), Round::rn);
   }
   EXPECT_EQ(bad, 0);
 }
@@ -1035,8 +1123,8 @@ TEST(Half, Bf16FmaSingleRounding) {
 TEST(Half, ModifiersAndSpecials) {
   // ties: 1 + 2^-11 (0x1000 is 2^-11) is the tie between 0x3c00 and 0x3c01 -> even
   EXPECT_EQ(fp::f16_add(0x3c00, 0x1000), 0x3c00);
-  EXPECT_EQ(fp::f16_add(0x3c00, 0x1001), 0x3c01);   // 2^-11 * (1 + 2^-10): above the tie
-  EXPECT_EQ(fp::f16_add(0x3c01, 0x1000), 0x3c02);   // tie, odd -> up
+  EXPECT_EQ(fp::f16_add(0x3c00, 0x1001), 0x3c01);  // 2^-11 * (1 + 2^-10): above the tie
+  EXPECT_EQ(fp::f16_add(0x3c01, 0x1000), 0x3c02);  // tie, odd -> up
   // ftz: 0x0001 (2^-24) flushed on input; 2^-14 * 0.5 = 2^-15 (0x0200) flushed on output
   EXPECT_EQ(fp::f16_add(0x0001, 0x0000, true), 0x0000);
   EXPECT_EQ(fp::f16_add(0x0001, 0x0000, false), 0x0001);
@@ -1069,13 +1157,13 @@ TEST(Half, ModifiersAndSpecials) {
   EXPECT_EQ(fp::half_abs<fp::FmtF16>(0x8001, true), 0x0000u);
   EXPECT_EQ(fp::half_abs<fp::FmtBF16>(0xffc1, false), 0x7fc1u);
   // ex2 / tanh on 16-bit formats
-  EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0x3c00)), 0x4000u);   // 2^1
-  EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0xfc00)), 0x0000u);   // 2^-Inf = +0
+  EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0x3c00)), 0x4000u);  // 2^1
+  EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0xfc00)), 0x0000u);  // 2^-Inf = +0
   EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0x0001)), 0x3c00u);
-  EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0xcd80)), 0x0004u);   // 2^-22 = 4 * 2^-24 (subnormal)
-  EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0xcf00)), 0x0000u);   // 2^-28 < 2^-25: rounds to 0
-  EXPECT_EQ((fp::half_ex2<fp::FmtBF16, true>(0x8001)), 0x3f80u);   // -subnormal -> 1.0
-  EXPECT_EQ((fp::half_ex2<fp::FmtBF16, true>(0xc300)), 0x0000u);   // 2^-128: subnormal -> 0
+  EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0xcd80)), 0x0004u);  // 2^-22 = 4 * 2^-24 (subnormal)
+  EXPECT_EQ((fp::half_ex2<fp::FmtF16, false>(0xcf00)), 0x0000u);  // 2^-28 < 2^-25: rounds to 0
+  EXPECT_EQ((fp::half_ex2<fp::FmtBF16, true>(0x8001)), 0x3f80u);  // -subnormal -> 1.0
+  EXPECT_EQ((fp::half_ex2<fp::FmtBF16, true>(0xc300)), 0x0000u);  // 2^-128: subnormal -> 0
   EXPECT_EQ((fp::half_ex2<fp::FmtBF16, true>(0x7fc0)), 0x7fffu);
   EXPECT_EQ(fp::half_tanh<fp::FmtF16>(0x7c00), 0x3c00u);
   EXPECT_EQ(fp::half_tanh<fp::FmtF16>(0x8000), 0x8000u);
@@ -1088,15 +1176,35 @@ TEST(Half, ModifiersAndSpecials) {
 
 TEST(Cvt, FloatToIntRoundingAndSaturation) {
   using R = Round;
-  struct Row { float v; R r; int32_t want; };
+  struct Row {
+    float v;
+    R r;
+    int32_t want;
+  };
   const Row rows[] = {
-      {2.5f, R::rn, 2},   {3.5f, R::rn, 4},    {-2.5f, R::rn, -2},  {-3.5f, R::rn, -4},
-      {2.5000002f, R::rn, 3}, {0.5f, R::rn, 0}, {-0.5f, R::rn, 0}, {1.4999999f, R::rn, 1},
-      {2.9f, R::rz, 2},   {-2.9f, R::rz, -2},  {-2.1f, R::rm, -3},  {2.9f, R::rm, 2},
-      {2.1f, R::rp, 3},   {-2.9f, R::rp, -2},  {-0.1f, R::rp, 0},   {0.1f, R::rm, 0},
-      {3e9f, R::rz, INT32_MAX},  {-3e9f, R::rz, INT32_MIN}, {INFINITY, R::rn, INT32_MAX},
-      {-INFINITY, R::rp, INT32_MIN}, {2147483520.0f, R::rz, 2147483520},  // largest f32 < 2^31
-      {-2147483648.0f, R::rz, INT32_MIN}, {2147483648.0f, R::rz, INT32_MAX},
+      {2.5f, R::rn, 2},
+      {3.5f, R::rn, 4},
+      {-2.5f, R::rn, -2},
+      {-3.5f, R::rn, -4},
+      {2.5000002f, R::rn, 3},
+      {0.5f, R::rn, 0},
+      {-0.5f, R::rn, 0},
+      {1.4999999f, R::rn, 1},
+      {2.9f, R::rz, 2},
+      {-2.9f, R::rz, -2},
+      {-2.1f, R::rm, -3},
+      {2.9f, R::rm, 2},
+      {2.1f, R::rp, 3},
+      {-2.9f, R::rp, -2},
+      {-0.1f, R::rp, 0},
+      {0.1f, R::rm, 0},
+      {3e9f, R::rz, INT32_MAX},
+      {-3e9f, R::rz, INT32_MIN},
+      {INFINITY, R::rn, INT32_MAX},
+      {-INFINITY, R::rp, INT32_MIN},
+      {2147483520.0f, R::rz, 2147483520},  // largest f32 < 2^31
+      {-2147483648.0f, R::rz, INT32_MIN},
+      {2147483648.0f, R::rz, INT32_MAX},
   };
   for (const Row& r : rows)
     EXPECT_EQ(fp::cvt_f32_to_s32(r.v, r.r), r.want) << r.v << " " << mode_name(r.r);
@@ -1105,9 +1213,10 @@ TEST(Cvt, FloatToIntRoundingAndSaturation) {
   EXPECT_EQ(fp::cvt_f32_to_u32(5e9f, R::rn), 0xffffffffu);
   EXPECT_EQ(fp::cvt_f32_to_u32(4294967040.0f, R::rz), 4294967040u);
   EXPECT_EQ(fp::cvt_f32_to_u64(1.8446744e19f, R::rz), 0xffffffffffffffffull);  // 2^64
-  EXPECT_EQ(fp::cvt_f32_to_s64(-9.2233720e18f, R::rz), INT64_MIN);               // -2^63
-  EXPECT_EQ(fp::cvt_f64_to_u64(18446744073709549568.0, R::rz), 18446744073709549568ull);  // 2^64-2048
-  EXPECT_EQ(fp::cvt_f64_to_s64(9223372036854774784.0, R::rz), 9223372036854774784ll);     // 2^63-1024
+  EXPECT_EQ(fp::cvt_f32_to_s64(-9.2233720e18f, R::rz), INT64_MIN);             // -2^63
+  EXPECT_EQ(fp::cvt_f64_to_u64(18446744073709549568.0, R::rz),
+            18446744073709549568ull);                                                  // 2^64-2048
+  EXPECT_EQ(fp::cvt_f64_to_s64(9223372036854774784.0, R::rz), 9223372036854774784ll);  // 2^63-1024
   EXPECT_EQ(fp::cvt_f64_to_s64(9223372036854775808.0, R::rz), INT64_MAX);
   EXPECT_EQ(fp::cvt_f64_to_s64(-9223372036854775808.0, R::rz), INT64_MIN);
   EXPECT_EQ(fp::cvt_f64_to_s32(-2147483648.9, R::rz), INT32_MIN);
@@ -1167,11 +1276,11 @@ TEST(Cvt, IntToFloatRounding) {
   EXPECT_EQ(fp::s64_to_float_bits<fp::FmtF16>(65504, R::rn), 0x7bffu);
   EXPECT_EQ(fp::s64_to_float_bits<fp::FmtF16>(65520, R::rn), 0x7c00u);
   EXPECT_EQ(fp::s64_to_float_bits<fp::FmtF16>(65520, R::rz), 0x7bffu);
-  EXPECT_EQ(fp::s64_to_float_bits<fp::FmtF16>(2049, R::rn), 0x6800u);   // tie -> 2048
+  EXPECT_EQ(fp::s64_to_float_bits<fp::FmtF16>(2049, R::rn), 0x6800u);  // tie -> 2048
   EXPECT_EQ(fp::s64_to_float_bits<fp::FmtF16>(2049, R::rp), 0x6801u);
   EXPECT_EQ(fp::s64_to_float_bits<fp::FmtF16>(-70000, R::rm), 0xfc00u);
   EXPECT_EQ(fp::s64_to_float_bits<fp::FmtF16>(-70000, R::rp), 0xfbffu);
-  EXPECT_EQ(fp::s64_to_float_bits<fp::FmtBF16>(257, R::rn), 0x4380u);   // tie -> 256
+  EXPECT_EQ(fp::s64_to_float_bits<fp::FmtBF16>(257, R::rn), 0x4380u);  // tie -> 256
   EXPECT_EQ(fp::s64_to_float_bits<fp::FmtBF16>(257, R::rp), 0x4381u);
   EXPECT_EQ(fp::s64_to_float_bits<fp::FmtBF16>(-1, R::rn), 0xbf80u);
 }
@@ -1228,9 +1337,11 @@ TEST(CvtHandlers, IntToInt) {
   // cvt.s8.s32: low 8 bits, sign-extended into the register
   EXPECT_EQ(run1(inst(Op::cvt, Type::s8, Type::s32, PR::none, 0, 2), {0x1ff}), ~uint64_t(0));
   EXPECT_EQ(run1(inst(Op::cvt, Type::s8, Type::s32, PR::none, IF_SAT, 2), {300}), 127u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::s8, Type::s32, PR::none, IF_SAT, 2), {uint64_t(-300) & 0xffffffff}),
-            uint64_t(int64_t(-128)));
-  EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::u32, PR::none, IF_SAT, 2), {0xffffffff}), 0x7fffffffu);
+  EXPECT_EQ(
+      run1(inst(Op::cvt, Type::s8, Type::s32, PR::none, IF_SAT, 2), {uint64_t(-300) & 0xffffffff}),
+      uint64_t(int64_t(-128)));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::u32, PR::none, IF_SAT, 2), {0xffffffff}),
+            0x7fffffffu);
   EXPECT_EQ(run1(inst(Op::cvt, Type::u32, Type::s32, PR::none, IF_SAT, 2), {0xfffffffb}), 0u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::u32, Type::s32, PR::none, 0, 2), {0xfffffffb}), 0xfffffffbu);
   EXPECT_EQ(run1(inst(Op::cvt, Type::u64, Type::s8, PR::none, 0, 2), {0xff}), ~uint64_t(0));
@@ -1239,39 +1350,50 @@ TEST(CvtHandlers, IntToInt) {
   EXPECT_EQ(run1(inst(Op::cvt, Type::u16, Type::u64, PR::none, IF_SAT, 2), {70000}), 65535u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::s64, PR::none, IF_SAT, 2), {0x8000000000000000ull}),
             uint64_t(int64_t(INT32_MIN)));
-  EXPECT_EQ(run1(inst(Op::cvt, Type::u32, Type::u16, PR::none, 0, 2), {0xffff12345678ull}), 0x5678u);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::u32, Type::u16, PR::none, 0, 2), {0xffff12345678ull}),
+            0x5678u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::s16, Type::u8, PR::none, 0, 2), {0x80}), 0x80u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::u8, Type::u64, PR::none, IF_SAT, 2), {0x100}), 0xffu);
 }
 
 TEST(CvtHandlers, FloatIntAndFloatFloat) {
   // cvt.rzi.s32.f32 -2.9 -> -2 (sign-extended)
-  EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::f32, PR::rzi, 0, 2), {fb(-2.9f)}), uint64_t(int64_t(-2)));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::f32, PR::rzi, 0, 2), {fb(-2.9f)}),
+            uint64_t(int64_t(-2)));
   EXPECT_EQ(run1(inst(Op::cvt, Type::u8, Type::f32, PR::rni, 0, 2), {fb(300.0f)}), 255u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::s8, Type::f64, PR::rzi, 0, 2), {db(NAN)}), uint64_t(int64_t(-128)));
-  EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::f16, PR::rni, 0, 2), {0x3e00}), 2u);   // 1.5 -> 2
+  EXPECT_EQ(run1(inst(Op::cvt, Type::s8, Type::f64, PR::rzi, 0, 2), {db(NAN)}),
+            uint64_t(int64_t(-128)));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::f16, PR::rni, 0, 2), {0x3e00}), 2u);  // 1.5 -> 2
   EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::f16, PR::rzi, 0, 2), {0x7c00}), 0x7fffffffu);
   EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::f16, PR::rzi, 0, 2), {0x7e00}), 0u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::s8, Type::bf16, PR::rmi, 0, 2), {0xc020}), uint64_t(int64_t(-3)));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::s8, Type::bf16, PR::rmi, 0, 2), {0xc020}),
+            uint64_t(int64_t(-3)));
   EXPECT_EQ(run1(inst(Op::cvt, Type::u64, Type::bf16, PR::rpi, 0, 2), {0x3f81}), 2u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::f32, PR::rpi, IF_FTZ, 2), {0x00000005}), 0u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::s32, Type::f32, PR::rpi, 0, 2), {0x00000005}), 1u);
   // int -> float
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::s32, PR::rn, 0, 2), {uint64_t(-3) & 0xffffffff}), fb(-3.0f));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::s32, PR::rn, 0, 2), {uint64_t(-3) & 0xffffffff}),
+            fb(-3.0f));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::u64, PR::rz, 0, 2), {~uint64_t(0)}), 0x5f7fffffu);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::s64, PR::rp, 0, 2), {9007199254740993ull}), db(9007199254740994.0));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::s64, PR::rp, 0, 2), {9007199254740993ull}),
+            db(9007199254740994.0));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::u16, PR::rn, 0, 2), {2049}), 0x6800u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::s32, PR::rp, 0, 2), {257}), 0x4381u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::s32, PR::rn, IF_SAT, 2), {5}), fb(1.0f));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::s8, PR::rn, IF_SAT, 2), {0xfd}), 0u);
   // float -> float
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f64, PR::rz, 0, 2), {db(1e300)}), fb(FLT_MAX));
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f64, PR::rn, IF_FTZ, 2), {db(std::ldexp(1.0, -130))}), 0u);
+  EXPECT_EQ(
+      run1(inst(Op::cvt, Type::f32, Type::f64, PR::rn, IF_FTZ, 2), {db(std::ldexp(1.0, -130))}),
+      0u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f64, PR::rn, 0, 2), {db(std::ldexp(1.0, -130))}),
             fb(std::ldexp(1.0f, -130)));
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f32, PR::none, 0, 2), {fb(0.1f)}), db(double(0.1f)));
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f32, PR::none, IF_FTZ, 2), {0x80000001u}), db(-0.0));
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f32, PR::none, 0, 2), {0x7fc00001u}), 0x7ff8000020000000ull);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f32, PR::none, 0, 2), {fb(0.1f)}),
+            db(double(0.1f)));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f32, PR::none, IF_FTZ, 2), {0x80000001u}),
+            db(-0.0));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f32, PR::none, 0, 2), {0x7fc00001u}),
+            0x7ff8000020000000ull);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::none, IF_FTZ, 2), {0x00000010u}), 0u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::none, IF_SAT, 2), {fb(1.5f)}), fb(1.0f));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::none, 0, 2), {0xff800001u}), 0x7fffffffu);
@@ -1280,16 +1402,20 @@ TEST(CvtHandlers, FloatIntAndFloatFloat) {
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rni, 0, 2), {fb(-0.5f)}), fb(-0.0f));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rpi, 0, 2), {fb(-0.5f)}), fb(-0.0f));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rmi, 0, 2), {fb(0.5f)}), fb(0.0f));
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rni, 0, 2), {fb(8388607.5f)}), fb(8388608.0f));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rni, 0, 2), {fb(8388607.5f)}),
+            fb(8388608.0f));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rpi, 0, 2), {0x00000001u}), fb(1.0f));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rpi, IF_FTZ, 2), {0x00000001u}), 0u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rzi, 0, 2), {fb(-INFINITY)}), fb(-INFINITY));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f32, PR::rzi, 0, 2), {fb(-INFINITY)}),
+            fb(-INFINITY));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f64, PR::rni, 0, 2), {db(4503599627370495.5)}),
             db(4503599627370496.0));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f64, PR::rmi, 0, 2), {0x7ff0000000000005ull}),
             0x7ff8000000000005ull);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::f16, PR::rni, 0, 2), {0x3e00}), 0x4000u);  // 1.5 -> 2
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::f16, PR::rpi, 0, 2), {0x3d00}), 0x4000u);  // 1.25 -> 2
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::f16, PR::rni, 0, 2), {0x3e00}),
+            0x4000u);  // 1.5 -> 2
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::f16, PR::rpi, 0, 2), {0x3d00}),
+            0x4000u);  // 1.25 -> 2
   EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::bf16, PR::rzi, 0, 2), {0xc020}), 0xc000u);
   // 16-bit destinations
   auto relu = ptx::IF_RELU;
@@ -1298,20 +1424,26 @@ TEST(CvtHandlers, FloatIntAndFloatFloat) {
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::f32, PR::rz, 0, 2), {fb(1e6f)}), 0x7bffu);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::f32, PR::rn, 0, 2), {fb(1e6f)}), 0x7c00u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::f32, PR::rn, IF_SAT, 2), {fb(1.5f)}), 0x3c00u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::f32, PR::rn, IF_SAT, 2), {fb(FLT_MAX)}), 0x7f7fu);  // satfinite
-  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::f32, PR::rn, IF_SAT, 2), {fb(-INFINITY)}), 0xff7fu);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f16, PR::none, 0, 2), {0x0001}), fb(std::ldexp(1.0f, -24)));
+  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::f32, PR::rn, IF_SAT, 2), {fb(FLT_MAX)}),
+            0x7f7fu);  // satfinite
+  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::f32, PR::rn, IF_SAT, 2), {fb(-INFINITY)}),
+            0xff7fu);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f16, PR::none, 0, 2), {0x0001}),
+            fb(std::ldexp(1.0f, -24)));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::f16, PR::none, 0, 2), {0xfe00}), 0x7fffffffu);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f64, Type::f16, PR::none, 0, 2), {0xc000}), db(-2.0));
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::bf16, PR::none, IF_FTZ, 2), {0x0001}), 0u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f32, Type::bf16, PR::none, 0, 2), {0x0001}), 0x00010000u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::bf16, PR::rn, 0, 2), {0x3f81}), 0x3c08u);  // 1 + 2^-7
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::bf16, PR::rn, 0, 2), {0x3f81}),
+            0x3c08u);  // 1 + 2^-7
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::bf16, PR::rz, 0, 2), {0x4780}), 0x7bffu);  // 65536
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::bf16, PR::rn, 0, 2), {0x4780}), 0x7c00u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::f16, PR::rn, 0, 2), {0x3c01}), 0x3f80u);  // 1 + 2^-10
+  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::f16, PR::rn, 0, 2), {0x3c01}),
+            0x3f80u);  // 1 + 2^-10
   EXPECT_EQ(run1(inst(Op::cvt, Type::bf16, Type::f16, PR::rp, 0, 2), {0x3c01}), 0x3f81u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16, Type::f64, PR::rn, 0, 2),
-                 {db(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40))}), 0x3c01u);
+                 {db(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40))}),
+            0x3c01u);
 }
 
 TEST(CvtHandlers, SatVersusSatfiniteForF16) {
@@ -1328,73 +1460,107 @@ TEST(CvtHandlers, SatVersusSatfiniteForF16) {
 
 TEST(CvtHandlers, PackedAndNarrowFormats) {
   // cvt.rn.f16x2.f32 d, a, b: a goes to the upper half
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f16x2, Type::f32, PR::rn, 0, 3), {fb(1.0f), fb(2.0f)}), 0x3c004000u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16x2, Type::f32, PR::rn, 0, 3), {fb(1.0f), fb(-1.0f)}), 0x3f80bf80u);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f16x2, Type::f32, PR::rn, 0, 3), {fb(1.0f), fb(2.0f)}),
+            0x3c004000u);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16x2, Type::f32, PR::rn, 0, 3), {fb(1.0f), fb(-1.0f)}),
+            0x3f80bf80u);
   // .rz.relu: -1 -> +0 (upper half); 0x3f80ffff truncates to 0x3f80 (lower half)
-  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16x2, Type::f32, PR::rz, ptx::IF_RELU, 3), {fb(-1.0f), 0x3f80ffffu}),
+  EXPECT_EQ(run1(inst(Op::cvt, Type::bf16x2, Type::f32, PR::rz, ptx::IF_RELU, 3),
+                 {fb(-1.0f), 0x3f80ffffu}),
             0x00003f80u);
   // tf32
   EXPECT_EQ(run1(inst(Op::cvt, Type::tf32, Type::f32, PR::rna, 0, 2), {0x3f801000u}), 0x3f802000u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::tf32, Type::f32, PR::rn, 0, 2), {0x3f801000u}), 0x3f800000u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::tf32, Type::f32, PR::rna, IF_SAT, 2), {fb(FLT_MAX)}), 0x7f7fe000u);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::tf32, Type::f32, PR::rna, IF_SAT, 2), {fb(FLT_MAX)}),
+            0x7f7fe000u);
   // fp8: d[15:8] = cvt(a), d[7:0] = cvt(b)
-  EXPECT_EQ(run1(inst(Op::cvt, Type::e4m3x2, Type::f32, PR::rn, IF_SAT, 3), {fb(1.0f), fb(448.0f)}), 0x387eu);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::e4m3x2, Type::f32, PR::rn, IF_SAT, 3), {fb(1e9f), fb(NAN)}), 0x7e7fu);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::e5m2x2, Type::f32, PR::rn, IF_SAT | ptx::IF_RELU, 3), {fb(-3.0f), fb(1.0f)}),
+  EXPECT_EQ(run1(inst(Op::cvt, Type::e4m3x2, Type::f32, PR::rn, IF_SAT, 3), {fb(1.0f), fb(448.0f)}),
+            0x387eu);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::e4m3x2, Type::f32, PR::rn, IF_SAT, 3), {fb(1e9f), fb(NAN)}),
+            0x7e7fu);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::e5m2x2, Type::f32, PR::rn, IF_SAT | ptx::IF_RELU, 3),
+                 {fb(-3.0f), fb(1.0f)}),
             0x003cu);
   // from f16x2: hi half -> d[15:8]; 448 is 0x5f00 in f16 (1.75 * 2^8)
-  EXPECT_EQ(run1(inst(Op::cvt, Type::e4m3x2, Type::f16x2, PR::rn, IF_SAT, 2), {0x3c005f00u}), 0x387eu);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::e5m2x2, Type::f16x2, PR::rn, IF_SAT, 2), {0x3c007c00u}), 0x3c7bu);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::e4m3x2, Type::f16x2, PR::rn, IF_SAT, 2), {0x3c005f00u}),
+            0x387eu);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::e5m2x2, Type::f16x2, PR::rn, IF_SAT, 2), {0x3c007c00u}),
+            0x3c7bu);
   // to f16x2: a[15:8] -> d[31:16]
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16x2, Type::e4m3x2, PR::rn, 0, 2), {0x387e}), 0x3c005f00u);
   EXPECT_EQ(run1(inst(Op::cvt, Type::f16x2, Type::e5m2x2, PR::rn, 0, 2), {0x3c7c}), 0x3c007c00u);
-  EXPECT_EQ(run1(inst(Op::cvt, Type::f16x2, Type::e4m3x2, PR::rn, ptx::IF_RELU, 2), {0xb8ff}), 0x00007fffu);
+  EXPECT_EQ(run1(inst(Op::cvt, Type::f16x2, Type::e4m3x2, PR::rn, ptx::IF_RELU, 2), {0xb8ff}),
+            0x00007fffu);
 }
 
 TEST(FloatHandlers, ArithmeticForms) {
   // add.rz.f32 1 + 2^-30 -> 1; add.rp.f32 -> next float; the mode is restored afterwards
-  EXPECT_EQ(run1(inst(Op::add, Type::f32, Type::none, PR::rz), {fb(1.0f), fb(std::ldexp(1.0f, -30))}), fb(1.0f));
-  EXPECT_EQ(run1(inst(Op::add, Type::f32, Type::none, PR::rp), {fb(1.0f), fb(std::ldexp(1.0f, -30))}), 0x3f800001u);
+  EXPECT_EQ(
+      run1(inst(Op::add, Type::f32, Type::none, PR::rz), {fb(1.0f), fb(std::ldexp(1.0f, -30))}),
+      fb(1.0f));
+  EXPECT_EQ(
+      run1(inst(Op::add, Type::f32, Type::none, PR::rp), {fb(1.0f), fb(std::ldexp(1.0f, -30))}),
+      0x3f800001u);
   EXPECT_EQ(std::fegetround(), FE_TONEAREST);
-  EXPECT_EQ(run1(inst(Op::sub, Type::f32, Type::none, PR::none, IF_SAT), {fb(0.25f), fb(0.5f)}), 0u);
-  EXPECT_EQ(run1(inst(Op::mul, Type::f32, Type::none, PR::none, IF_FTZ), {fb(FLT_MIN), fb(0.5f)}), 0u);
-  EXPECT_EQ(run1(inst(Op::mul, Type::f64, Type::none, PR::rm), {db(-DBL_MAX), db(2.0)}), db(-INFINITY));
+  EXPECT_EQ(run1(inst(Op::sub, Type::f32, Type::none, PR::none, IF_SAT), {fb(0.25f), fb(0.5f)}),
+            0u);
+  EXPECT_EQ(run1(inst(Op::mul, Type::f32, Type::none, PR::none, IF_FTZ), {fb(FLT_MIN), fb(0.5f)}),
+            0u);
+  EXPECT_EQ(run1(inst(Op::mul, Type::f64, Type::none, PR::rm), {db(-DBL_MAX), db(2.0)}),
+            db(-INFINITY));
   // fma.rn.f32 and mad.f32 (no modifier: .rn, fused)
   const float a = 1.0f + std::ldexp(1.0f, -12);
   EXPECT_EQ(run1(inst(Op::fma, Type::f32, Type::none, PR::rn, 0, 4), {fb(a), fb(a), fb(-1.0f)}),
             fb(std::ldexp(1.0f, -11) + std::ldexp(1.0f, -24)));
   EXPECT_EQ(run1(inst(Op::mad, Type::f32, Type::none, PR::none, 0, 4), {fb(a), fb(a), fb(-1.0f)}),
             fb(std::ldexp(1.0f, -11) + std::ldexp(1.0f, -24)));
-  EXPECT_EQ(run1(inst(Op::mad, Type::f64, Type::none, PR::rp, 0, 4), {db(1.0), db(1.0), db(std::ldexp(1.0, -60))}),
+  EXPECT_EQ(run1(inst(Op::mad, Type::f64, Type::none, PR::rp, 0, 4),
+                 {db(1.0), db(1.0), db(std::ldexp(1.0, -60))}),
             db(1.0 + std::ldexp(1.0, -52)));
   // div forms
   EXPECT_EQ(run1(inst(Op::div, Type::f32, Type::none, PR::rz), {fb(1.0f), fb(3.0f)}), 0x3eaaaaaau);
-  EXPECT_EQ(run1(inst(Op::div, Type::f32, Type::none, PR::none, ptx::IF_FULL), {fb(6.0f), fb(3.0f)}), fb(2.0f));
-  EXPECT_EQ(run1(inst(Op::div, Type::f32, Type::none, PR::none, ptx::IF_APPROX), {fb(1.0f), fb(std::ldexp(1.0f, 127))}), 0u);
+  EXPECT_EQ(
+      run1(inst(Op::div, Type::f32, Type::none, PR::none, ptx::IF_FULL), {fb(6.0f), fb(3.0f)}),
+      fb(2.0f));
+  EXPECT_EQ(run1(inst(Op::div, Type::f32, Type::none, PR::none, ptx::IF_APPROX),
+                 {fb(1.0f), fb(std::ldexp(1.0f, 127))}),
+            0u);
   EXPECT_EQ(run1(inst(Op::div, Type::f64, Type::none, PR::rn), {db(1.0), db(3.0)}), db(1.0 / 3.0));
   // unary forms
-  EXPECT_EQ(run1(inst(Op::rcp, Type::f32, Type::none, PR::none, ptx::IF_APPROX | IF_FTZ, 2), {0x80000001u}),
+  EXPECT_EQ(run1(inst(Op::rcp, Type::f32, Type::none, PR::none, ptx::IF_APPROX | IF_FTZ, 2),
+                 {0x80000001u}),
             fb(-INFINITY));
-  EXPECT_EQ(run1(inst(Op::rcp, Type::f64, Type::none, PR::none, ptx::IF_APPROX | IF_FTZ, 2), {db(3.0)}),
-            0x3fd5555500000000ull);
+  EXPECT_EQ(
+      run1(inst(Op::rcp, Type::f64, Type::none, PR::none, ptx::IF_APPROX | IF_FTZ, 2), {db(3.0)}),
+      0x3fd5555500000000ull);
   EXPECT_EQ(run1(inst(Op::sqrt, Type::f32, Type::none, PR::rp, 0, 2), {fb(2.0f)}), 0x3fb504f4u);
   EXPECT_EQ(run1(inst(Op::sqrt, Type::f64, Type::none, PR::rn, 0, 2), {db(-1.0)}), fp::kNaN64);
-  EXPECT_EQ(run1(inst(Op::rsqrt, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(-0.0f)}), fb(-INFINITY));
-  EXPECT_EQ(run1(inst(Op::ex2, Type::f32, Type::none, PR::none, ptx::IF_APPROX | IF_FTZ, 2), {fb(-130.0f)}), 0u);
+  EXPECT_EQ(run1(inst(Op::rsqrt, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(-0.0f)}),
+            fb(-INFINITY));
+  EXPECT_EQ(run1(inst(Op::ex2, Type::f32, Type::none, PR::none, ptx::IF_APPROX | IF_FTZ, 2),
+                 {fb(-130.0f)}),
+            0u);
   EXPECT_EQ(run1(inst(Op::ex2, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(-130.0f)}),
             fb(std::ldexp(1.0f, -130)));
-  EXPECT_EQ(run1(inst(Op::lg2, Type::f32, Type::none, PR::none, ptx::IF_APPROX | IF_FTZ, 2), {0x00000001u}),
+  EXPECT_EQ(run1(inst(Op::lg2, Type::f32, Type::none, PR::none, ptx::IF_APPROX | IF_FTZ, 2),
+                 {0x00000001u}),
             fb(-INFINITY));
-  EXPECT_EQ(run1(inst(Op::sin, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(INFINITY)}), 0x7fffffffu);
-  EXPECT_EQ(run1(inst(Op::cos, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(0.0f)}), fb(1.0f));
-  EXPECT_EQ(run1(inst(Op::tanh, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(-INFINITY)}), fb(-1.0f));
+  EXPECT_EQ(run1(inst(Op::sin, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(INFINITY)}),
+            0x7fffffffu);
+  EXPECT_EQ(run1(inst(Op::cos, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(0.0f)}),
+            fb(1.0f));
+  EXPECT_EQ(
+      run1(inst(Op::tanh, Type::f32, Type::none, PR::none, ptx::IF_APPROX, 2), {fb(-INFINITY)}),
+      fb(-1.0f));
   // abs/neg: only the sign bit (NaN payload kept), .ftz flushes
   EXPECT_EQ(run1(inst(Op::abs, Type::f32, Type::none, PR::none, 0, 2), {0xffc00001u}), 0x7fc00001u);
   EXPECT_EQ(run1(inst(Op::abs, Type::f32, Type::none, PR::none, IF_FTZ, 2), {0x80000001u}), 0u);
   EXPECT_EQ(run1(inst(Op::neg, Type::f32, Type::none, PR::none, 0, 2), {0x00000001u}), 0x80000001u);
-  EXPECT_EQ(run1(inst(Op::neg, Type::f32, Type::none, PR::none, IF_FTZ, 2), {0x00000001u}), 0x80000000u);
+  EXPECT_EQ(run1(inst(Op::neg, Type::f32, Type::none, PR::none, IF_FTZ, 2), {0x00000001u}),
+            0x80000000u);
   EXPECT_EQ(run1(inst(Op::neg, Type::f64, Type::none, PR::none, 0, 2), {db(2.0)}), db(-2.0));
-  EXPECT_EQ(run1(inst(Op::abs, Type::f64, Type::none, PR::none, 0, 2), {0xfff8000000000001ull}), 0x7ff8000000000001ull);
+  EXPECT_EQ(run1(inst(Op::abs, Type::f64, Type::none, PR::none, 0, 2), {0xfff8000000000001ull}),
+            0x7ff8000000000001ull);
   // copysign.f32 d, a, b: sign of a, magnitude of b
   EXPECT_EQ(run1(inst(Op::copysign, Type::f32), {fb(-1.0f), fb(2.0f)}), fb(-2.0f));
   EXPECT_EQ(run1(inst(Op::copysign, Type::f64), {db(3.0), db(-0.5)}), db(0.5));
@@ -1402,33 +1568,53 @@ TEST(FloatHandlers, ArithmeticForms) {
 
 TEST(FloatHandlers, HalfForms) {
   // f16x2: element 0 is the low half
-  EXPECT_EQ(run1(inst(Op::add, Type::f16x2), {0x3c004000u, 0x3c003c00u}), 0x40004200u);  // {2+1, 1+1}
+  EXPECT_EQ(run1(inst(Op::add, Type::f16x2), {0x3c004000u, 0x3c003c00u}),
+            0x40004200u);  // {2+1, 1+1}
   EXPECT_EQ(run1(inst(Op::mul, Type::bf16x2), {0x3f80c000u, 0x40004000u}), 0x4000c080u);
-  EXPECT_EQ(run1(inst(Op::fma, Type::f16, Type::none, PR::rn, ptx::IF_RELU, 4), {0xbc00, 0x3c00, 0x0000}), 0u);
-  EXPECT_EQ(run1(inst(Op::fma, Type::bf16x2, Type::none, PR::rn, 0, 4), {0x3f8c3f8cu, 0x3fb03fb0u, 0x0d808d80u}),
+  EXPECT_EQ(
+      run1(inst(Op::fma, Type::f16, Type::none, PR::rn, ptx::IF_RELU, 4), {0xbc00, 0x3c00, 0x0000}),
+      0u);
+  EXPECT_EQ(run1(inst(Op::fma, Type::bf16x2, Type::none, PR::rn, 0, 4),
+                 {0x3f8c3f8cu, 0x3fb03fb0u, 0x0d808d80u}),
             0x3fc13fc0u);
-  EXPECT_EQ(run1(inst(Op::fma, Type::f16, Type::none, PR::rn, ptx::IF_OOB, 4), {0x7fff, 0x3c00, 0x3c00}), 0u);
-  EXPECT_EQ(run1(inst(Op::neg, Type::bf16x2, Type::none, PR::none, 0, 2), {0x3f80bf80u}), 0xbf803f80u);
-  EXPECT_EQ(run1(inst(Op::abs, Type::f16x2, Type::none, PR::none, IF_FTZ, 2), {0x8001bc00u}), 0x00003c00u);
+  EXPECT_EQ(
+      run1(inst(Op::fma, Type::f16, Type::none, PR::rn, ptx::IF_OOB, 4), {0x7fff, 0x3c00, 0x3c00}),
+      0u);
+  EXPECT_EQ(run1(inst(Op::neg, Type::bf16x2, Type::none, PR::none, 0, 2), {0x3f80bf80u}),
+            0xbf803f80u);
+  EXPECT_EQ(run1(inst(Op::abs, Type::f16x2, Type::none, PR::none, IF_FTZ, 2), {0x8001bc00u}),
+            0x00003c00u);
   EXPECT_EQ(run1(inst(Op::min, Type::f16x2), {0x3c00bc00u, 0x7e000000u}), 0x3c00bc00u);
-  EXPECT_EQ(run1(inst(Op::max, Type::bf16, Type::none, PR::none, ptx::IF_NAN), {0x3f80, 0x7fc0}), 0x7fffu);
-  EXPECT_EQ(run1(inst(Op::min, Type::f16, Type::none, PR::none, ptx::IF_XORSIGN | ptx::IF_ABS), {0xc200, 0x4000}),
+  EXPECT_EQ(run1(inst(Op::max, Type::bf16, Type::none, PR::none, ptx::IF_NAN), {0x3f80, 0x7fc0}),
+            0x7fffu);
+  EXPECT_EQ(run1(inst(Op::min, Type::f16, Type::none, PR::none, ptx::IF_XORSIGN | ptx::IF_ABS),
+                 {0xc200, 0x4000}),
             0xc000u);
-  EXPECT_EQ(run1(inst(Op::ex2, Type::f16x2, Type::none, PR::none, ptx::IF_APPROX, 2), {0x3c000000u}), 0x40003c00u);
-  EXPECT_EQ(run1(inst(Op::tanh, Type::bf16, Type::none, PR::none, ptx::IF_APPROX, 2), {0x0000}), 0u);
+  EXPECT_EQ(
+      run1(inst(Op::ex2, Type::f16x2, Type::none, PR::none, ptx::IF_APPROX, 2), {0x3c000000u}),
+      0x40003c00u);
+  EXPECT_EQ(run1(inst(Op::tanh, Type::bf16, Type::none, PR::none, ptx::IF_APPROX, 2), {0x0000}),
+            0u);
   EXPECT_EQ(run1(inst(Op::sub, Type::f16, Type::none, PR::none, IF_SAT), {0x3800, 0x3c00}), 0u);
 }
 
 TEST(FloatHandlers, MinMaxForms) {
   EXPECT_EQ(run1(inst(Op::min, Type::f32), {fb(0.0f), fb(-0.0f)}), 0x80000000u);
-  EXPECT_EQ(run1(inst(Op::max, Type::f32, Type::none, PR::none, ptx::IF_NAN), {fb(1.0f), 0x7f800001u}), 0x7fffffffu);
-  EXPECT_EQ(run1(inst(Op::max, Type::f32, Type::none, PR::none, ptx::IF_XORSIGN | ptx::IF_ABS), {fb(-3.0f), fb(2.0f)}),
+  EXPECT_EQ(
+      run1(inst(Op::max, Type::f32, Type::none, PR::none, ptx::IF_NAN), {fb(1.0f), 0x7f800001u}),
+      0x7fffffffu);
+  EXPECT_EQ(run1(inst(Op::max, Type::f32, Type::none, PR::none, ptx::IF_XORSIGN | ptx::IF_ABS),
+                 {fb(-3.0f), fb(2.0f)}),
             fb(-3.0f));
-  EXPECT_EQ(run1(inst(Op::min, Type::f32, Type::none, PR::none, ptx::IF_ABS, 4), {fb(3.0f), fb(-5.0f), fb(-1.0f)}),
+  EXPECT_EQ(run1(inst(Op::min, Type::f32, Type::none, PR::none, ptx::IF_ABS, 4),
+                 {fb(3.0f), fb(-5.0f), fb(-1.0f)}),
             fb(1.0f));
-  EXPECT_EQ(run1(inst(Op::max, Type::f32, Type::none, PR::none, 0, 4), {fb(3.0f), 0x7fc00000u, fb(4.0f)}), fb(4.0f));
+  EXPECT_EQ(
+      run1(inst(Op::max, Type::f32, Type::none, PR::none, 0, 4), {fb(3.0f), 0x7fc00000u, fb(4.0f)}),
+      fb(4.0f));
   EXPECT_EQ(run1(inst(Op::max, Type::f64), {db(-1.0), db(NAN)}), db(-1.0));
-  EXPECT_EQ(run1(inst(Op::min, Type::f32, Type::none, PR::none, IF_FTZ), {0x80000001u, fb(0.0f)}), 0x80000000u);
+  EXPECT_EQ(run1(inst(Op::min, Type::f32, Type::none, PR::none, IF_FTZ), {0x80000001u, fb(0.0f)}),
+            0x80000000u);
 }
 
 TEST(FloatHandlers, TestpWritesPredicate) {
@@ -1477,8 +1663,10 @@ TEST(FloatHandlers, ExecMaskImmediatesAndAliasing) {
   ASSERT_NE(h, nullptr);
   h(hs.cx, hs.w, d, 0xaaaaaaaau);
   for (unsigned l = 0; l < 32; ++l) {
-    if (l & 1) EXPECT_EQ(hs.reg(0, l), fb(float(l) + 1.0f)) << l;
-    else EXPECT_EQ(hs.reg(0, l), 0xabcdu) << l;
+    if (l & 1)
+      EXPECT_EQ(hs.reg(0, l), fb(float(l) + 1.0f)) << l;
+    else
+      EXPECT_EQ(hs.reg(0, l), 0xabcdu) << l;
   }
   // destination aliasing a source: mul.rn.f32 %r1, %r1, %r1
   DInst d2 = dinst(3);
@@ -1514,24 +1702,39 @@ TEST(FloatHandlers, AllF32ModifierCombinationsMatchPureFunctions) {
         if (op == Op::div && (fl & IF_SAT)) continue;
         const unsigned nsrc = op == Op::fma ? 3 : 2;
         const Handler h = select_float(inst(op, Type::f32, Type::none, prs[ri], fl, nsrc + 1));
-        if (!h) { ++bad; continue; }
+        if (!h) {
+          ++bad;
+          continue;
+        }
         Harness hs;
         for (unsigned l = 0; l < 32; ++l)
           for (unsigned s = 1; s <= nsrc; ++s)
-            hs.reg(s, l) = (l % 5 == 0) ? (g.u32() & 0x807fffffu) /* subnormal */ : fb(g.flt(-126, 5));
+            hs.reg(s, l) =
+                (l % 5 == 0) ? (g.u32() & 0x807fffffu) /* subnormal */ : fb(g.flt(-126, 5));
         DInst d = dinst(nsrc + 1);
         h(hs.cx, hs.w, d, kFullMask);
         ++runs;
         const bool z = fl & IF_FTZ, sa = fl & IF_SAT;
         for (unsigned l = 0; l < 32; ++l) {
-          const float a = bf(uint32_t(hs.reg(1, l))), b = bf(uint32_t(hs.reg(2, l))), c = bf(uint32_t(hs.reg(3, l)));
+          const float a = bf(uint32_t(hs.reg(1, l))), b = bf(uint32_t(hs.reg(2, l))),
+                      c = bf(uint32_t(hs.reg(3, l)));
           float want;
           switch (op) {
-            case Op::add: want = fp::f32_add(a, b, kModes[ri], z, sa); break;
-            case Op::sub: want = fp::f32_sub(a, b, kModes[ri], z, sa); break;
-            case Op::mul: want = fp::f32_mul(a, b, kModes[ri], z, sa); break;
-            case Op::div: want = fp::f32_div(a, b, kModes[ri], z); break;
-            default: want = fp::f32_fma(a, b, c, kModes[ri], z, sa); break;
+            case Op::add:
+              want = fp::f32_add(a, b, kModes[ri], z, sa);
+              break;
+            case Op::sub:
+              want = fp::f32_sub(a, b, kModes[ri], z, sa);
+              break;
+            case Op::mul:
+              want = fp::f32_mul(a, b, kModes[ri], z, sa);
+              break;
+            case Op::div:
+              want = fp::f32_div(a, b, kModes[ri], z);
+              break;
+            default:
+              want = fp::f32_fma(a, b, c, kModes[ri], z, sa);
+              break;
           }
           bad += hs.reg(0, l) != fb(want);
         }
@@ -1550,7 +1753,8 @@ TEST(Cvt, IntToHalfRandomAgainstReference) {
     for (int i = 0; i < 20000; ++i) {
       const int64_t v = int64_t(g.next()) >> (g.u32() % 64);
       bad += fp::s64_to_float_bits<fp::FmtF16>(v, r) != (v == 0 ? 0u : ref_f16((long double)v, r));
-      bad += fp::s64_to_float_bits<fp::FmtBF16>(v, r) != (v == 0 ? 0u : ref_bf16((long double)v, r));
+      bad +=
+          fp::s64_to_float_bits<fp::FmtBF16>(v, r) != (v == 0 ? 0u : ref_bf16((long double)v, r));
     }
     EXPECT_EQ(bad, 0) << mode_name(r);
   }
@@ -1571,9 +1775,11 @@ TEST(Selectors, RejectNonFloatAndInvalidForms) {
   mulwide.sub = uint8_t(ptx::MulMode::wide);
   EXPECT_EQ(select_float(mulwide), nullptr);
   EXPECT_EQ(select_cvt(inst(Op::add, Type::f32)), nullptr);
-  EXPECT_EQ(select_cvt(inst(Op::cvt, Type::f32, Type::f16, PR::rni, 0, 2)), nullptr);  // sizes differ
+  EXPECT_EQ(select_cvt(inst(Op::cvt, Type::f32, Type::f16, PR::rni, 0, 2)),
+            nullptr);  // sizes differ
   EXPECT_EQ(select_cvt(inst(Op::cvt, Type::f16, Type::f32, PR::rs, 0, 3)), nullptr);
-  EXPECT_EQ(select_cvt(inst(Op::cvt, Type::s32, Type::f32, PR::rn, 0, 2)), nullptr);   // needs .rni..
+  EXPECT_EQ(select_cvt(inst(Op::cvt, Type::s32, Type::f32, PR::rn, 0, 2)),
+            nullptr);  // needs .rni..
   EXPECT_EQ(select_cvt(inst(Op::cvt, Type::f32, Type::s32, PR::rni, 0, 2)), nullptr);
   // every float arithmetic form nvcc emits has a handler
   for (Type t : {Type::f32, Type::f64}) {
@@ -1593,8 +1799,10 @@ TEST(Selectors, RejectNonFloatAndInvalidForms) {
     EXPECT_NE(select_float(inst(Op::neg, t, Type::none, PR::none, 0, 2)), nullptr);
     EXPECT_NE(select_float(inst(Op::max, t)), nullptr);
   }
-  for (Type d : {Type::u8, Type::s16, Type::u32, Type::s64, Type::f16, Type::bf16, Type::f32, Type::f64})
-    for (Type s : {Type::u16, Type::s8, Type::s32, Type::u64, Type::f16, Type::bf16, Type::f32, Type::f64}) {
+  for (Type d :
+       {Type::u8, Type::s16, Type::u32, Type::s64, Type::f16, Type::bf16, Type::f32, Type::f64})
+    for (Type s :
+         {Type::u16, Type::s8, Type::s32, Type::u64, Type::f16, Type::bf16, Type::f32, Type::f64}) {
       const bool df = d == Type::f16 || d == Type::bf16 || d == Type::f32 || d == Type::f64;
       const bool sf = s == Type::f16 || s == Type::bf16 || s == Type::f32 || s == Type::f64;
       const PR r = df ? PR::rn : sf ? PR::rzi : PR::none;

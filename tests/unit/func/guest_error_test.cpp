@@ -21,9 +21,15 @@ std::string guest_error(PtxRunner& r, const std::string& k, Dim3 grid, Dim3 bloc
                         const std::vector<Addr>& args) {
   try {
     switch (args.size()) {
-      case 0: r.launch(k, grid, block, dyn); break;
-      case 1: r.launch(k, grid, block, dyn, args[0]); break;
-      default: r.launch(k, grid, block, dyn, args[0], args[1]); break;
+      case 0:
+        r.launch(k, grid, block, dyn);
+        break;
+      case 1:
+        r.launch(k, grid, block, dyn, args[0]);
+        break;
+      default:
+        r.launch(k, grid, block, dyn, args[0], args[1]);
+        break;
     }
   } catch (const GuestError& e) {
     return e.what();
@@ -59,11 +65,14 @@ TEST(GuestError, OutOfBoundsGlobalReadNamesEverything) {
   const uint64_t off = 256 + 12;                    // 12 bytes past the end
   const std::string msg = guest_error(r, "acc", {2, 1, 1}, {32, 1, 1}, 0, {p, off});
   const unsigned line = line_of(ptx, "@%p3 ld.global.u32");
-  EXPECT_EQ(msg, fmt::format("invalid global read of 4 bytes at address {:#x}: not inside any live allocation; 12 "
-                             "bytes past the end of the 256-byte allocation at {:#x}\n"
-                             "    in kernel acc, block (1,0,0), thread (5,0,0)\n"
-                             "    at test.ptx:{}: @%p3 ld.global.u32 %r3, [%rd3]; (in acc, pc 8)",
-                             p + off, p, line));
+  EXPECT_EQ(
+      msg,
+      fmt::format(
+          "invalid global read of 4 bytes at address {:#x}: not inside any live allocation; 12 "
+          "bytes past the end of the 256-byte allocation at {:#x}\n"
+          "    in kernel acc, block (1,0,0), thread (5,0,0)\n"
+          "    at test.ptx:{}: @%p3 ld.global.u32 %r3, [%rd3]; (in acc, pc 8)",
+          p + off, p, line));
 }
 
 TEST(GuestError, OutOfBoundsGlobalWrite) {
@@ -72,10 +81,12 @@ TEST(GuestError, OutOfBoundsGlobalWrite) {
   Addr p = r.upload(std::vector<uint32_t>(64, 0));
   // The load of p[252] is in bounds, the store to p[256] is not.
   const std::string msg = guest_error(r, "acc", {2, 1, 1}, {32, 1, 1}, 0, {p, 252});
-  EXPECT_NE(msg.find(fmt::format("invalid global write of 4 bytes at address {:#x}: not inside any live allocation; 0 "
-                                 "bytes past the end of the 256-byte allocation at {:#x}",
-                                 p + 256, p)),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find(fmt::format(
+          "invalid global write of 4 bytes at address {:#x}: not inside any live allocation; 0 "
+          "bytes past the end of the 256-byte allocation at {:#x}",
+          p + 256, p)),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("in kernel acc, block (1,0,0), thread (5,0,0)"), std::string::npos) << msg;
   EXPECT_NE(msg.find(fmt::format("at test.ptx:{}: @%p3 st.global.u32 [%rd3+4], %r3;",
@@ -88,9 +99,10 @@ TEST(GuestError, MisalignedAccess) {
   PtxRunner r(ptx_module(kAccessKernel));
   Addr p = r.upload(std::vector<uint32_t>(64, 0));
   const std::string msg = guest_error(r, "acc", {2, 1, 1}, {32, 1, 1}, 0, {p, 6});
-  EXPECT_NE(msg.find(fmt::format("invalid global read of 4 bytes at address {:#x}: misaligned (needs 4-byte "
-                                 "alignment)",
-                                 p + 6)),
+  EXPECT_NE(msg.find(fmt::format(
+                "invalid global read of 4 bytes at address {:#x}: misaligned (needs 4-byte "
+                "alignment)",
+                p + 6)),
             std::string::npos)
       << msg;
 }
@@ -101,10 +113,13 @@ TEST(GuestError, UseAfterFree) {
   Addr keep = r.upload(std::vector<uint32_t>(64, 0));
   ASSERT_TRUE(r.dev().free(p));
   const std::string msg = guest_error(r, "acc", {2, 1, 1}, {32, 1, 1}, 0, {p, 0});
-  EXPECT_NE(msg.find(fmt::format("invalid global read of 4 bytes at address {:#x}: not inside any live allocation", p)),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find(fmt::format(
+          "invalid global read of 4 bytes at address {:#x}: not inside any live allocation", p)),
+      std::string::npos)
       << msg;
-  EXPECT_NE(msg.find(fmt::format("bytes before the allocation at {:#x}", keep)), std::string::npos) << msg;
+  EXPECT_NE(msg.find(fmt::format("bytes before the allocation at {:#x}", keep)), std::string::npos)
+      << msg;
 }
 
 TEST(GuestError, SharedAndLocalOutOfRange) {
@@ -136,7 +151,8 @@ TEST(GuestError, SharedAndLocalOutOfRange) {
   {
     // buf is the only shared variable: 100 bytes; reading 4 bytes at offset 100 is outside.
     const std::string msg = guest_error(r, "sh", {1, 1, 1}, {32, 1, 1}, 0, {Addr(100)});
-    EXPECT_EQ(msg.find("invalid shared read of 4 bytes at address 0x64: outside the CTA's 100 bytes of shared memory"),
+    EXPECT_EQ(msg.find("invalid shared read of 4 bytes at address 0x64: outside the CTA's 100 "
+                       "bytes of shared memory"),
               0u)
         << msg;
     EXPECT_NE(msg.find("in kernel sh, block (0,0,0), thread (0,0,0)"), std::string::npos) << msg;
@@ -145,11 +161,13 @@ TEST(GuestError, SharedAndLocalOutOfRange) {
   }
   {
     const std::string msg = guest_error(r, "lo", {1, 1, 1}, {32, 1, 1}, 0, {Addr(48)});
-    EXPECT_EQ(msg.find("invalid local write of 4 bytes at address 0x30: outside the thread's 48 bytes of local memory "
+    EXPECT_EQ(msg.find("invalid local write of 4 bytes at address 0x30: outside the thread's 48 "
+                       "bytes of local memory "
                        "(stack overflow?)"),
               0u)
         << msg;
-    EXPECT_NE(msg.find(fmt::format("at test.ptx:{}: st.local.u32", line_of(ptx, "st.local.u32"))), std::string::npos)
+    EXPECT_NE(msg.find(fmt::format("at test.ptx:{}: st.local.u32", line_of(ptx, "st.local.u32"))),
+              std::string::npos)
         << msg;
   }
 }
@@ -166,7 +184,8 @@ TEST(GuestError, Trap) {
 })");
   PtxRunner r(ptx);
   const std::string msg = guest_error(r, "tr", {1, 2, 1}, {4, 3, 1}, 0, {Addr(0)});
-  EXPECT_EQ(msg.rfind("trap instruction executed (kernel aborted)\n    in kernel tr, block (0,0,0), thread (0,2,0)\n"
+  EXPECT_EQ(msg.rfind("trap instruction executed (kernel aborted)\n    in kernel tr, block "
+                      "(0,0,0), thread (0,2,0)\n"
                       "    at test.ptx:" +
                           std::to_string(line_of(ptx, "@%p1 trap")),
                       0),
@@ -191,11 +210,14 @@ W0:
 })");
   PtxRunner r(ptx);
   const std::string msg = guest_error(r, "dl", {1, 1, 1}, {64, 1, 1}, 0, {Addr(0)});
-  EXPECT_EQ(msg, fmt::format("deadlock in kernel dl block (0,0,0): every live warp waits at a barrier that can never "
-                             "complete (barrier inside divergent code?)\n"
-                             "    warp 0: waits at barrier 0 at test.ptx:{}: bar.sync 0; (in dl, pc 5)\n"
-                             "    warp 1: waits at barrier 1 at test.ptx:{}: bar.sync 1; (in dl, pc 3)",
-                             line_of(ptx, "bar.sync 0"), line_of(ptx, "bar.sync 1")));
+  EXPECT_EQ(
+      msg,
+      fmt::format(
+          "deadlock in kernel dl block (0,0,0): every live warp waits at a barrier that can never "
+          "complete (barrier inside divergent code?)\n"
+          "    warp 0: waits at barrier 0 at test.ptx:{}: bar.sync 0; (in dl, pc 5)\n"
+          "    warp 1: waits at barrier 1 at test.ptx:{}: bar.sync 1; (in dl, pc 3)",
+          line_of(ptx, "bar.sync 0"), line_of(ptx, "bar.sync 1")));
 }
 
 TEST(GuestError, BarrierCountErrors) {
@@ -213,7 +235,8 @@ TEST(GuestError, BarrierCountErrors) {
   EXPECT_NE(guest_error(r, "bc", {1, 1, 1}, {64, 1, 1}, 0, {Addr(0)})
                 .find("barrier thread count 33 is not a multiple of the warp size"),
             std::string::npos);
-  EXPECT_NE(guest_error(r, "bid", {1, 1, 1}, {64, 1, 1}, 0, {Addr(0)}).find("barrier id 16 out of range (0..15)"),
+  EXPECT_NE(guest_error(r, "bid", {1, 1, 1}, {64, 1, 1}, 0, {Addr(0)})
+                .find("barrier id 16 out of range (0..15)"),
             std::string::npos);
 }
 
@@ -228,7 +251,9 @@ L:
 })"));
   r.dev().options().max_warp_insts_per_cta = 20000;
   const std::string msg = guest_error(r, "spin", {3, 1, 1}, {64, 1, 1}, 0, {Addr(0)});
-  EXPECT_EQ(msg.rfind("kernel spin block (0,0,0) did not finish within 20000 warp instructions", 0), 0u) << msg;
+  EXPECT_EQ(msg.rfind("kernel spin block (0,0,0) did not finish within 20000 warp instructions", 0),
+            0u)
+      << msg;
 }
 
 TEST(GuestError, UnsupportedInstructionReport) {
@@ -249,7 +274,8 @@ TEST(GuestError, UnsupportedInstructionReport) {
   const std::string msg = guest_error(r, "un", {1, 1, 1}, {32, 1, 1}, 0, {p});
   EXPECT_EQ(msg.rfind("unsupported PTX instruction 'vadd", 0), 0u) << msg;
   EXPECT_NE(msg.find("(simtlab does not implement this form yet)"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(fmt::format("at test.ptx:{}: vadd", line_of(ptx, "vadd"))), std::string::npos) << msg;
+  EXPECT_NE(msg.find(fmt::format("at test.ptx:{}: vadd", line_of(ptx, "vadd"))), std::string::npos)
+      << msg;
   EXPECT_EQ(r.download<uint32_t>(p, 1)[0], 1u);
 }
 
@@ -321,9 +347,10 @@ BASE:
   EXPECT_NE(guest_error(r, "badfree", {1, 1, 1}, {1, 1, 1}, 0, {p + 8})
                 .find(fmt::format("free({:#x}): not a pointer returned by device malloc", p + 8)),
             std::string::npos);
-  EXPECT_NE(guest_error(r, "badcall", {1, 1, 1}, {1, 1, 1}, 0, {p})
-                .find(fmt::format("indirect call to {:#x}, which is not a function of this kernel", p)),
-            std::string::npos);
+  EXPECT_NE(
+      guest_error(r, "badcall", {1, 1, 1}, {1, 1, 1}, 0, {p})
+          .find(fmt::format("indirect call to {:#x}, which is not a function of this kernel", p)),
+      std::string::npos);
   // Recursion within the 1 KiB default stack works; 100 levels of >200-byte frames do not.
   r.launch("overflow", {1, 1, 1}, {32, 1, 1}, 0, Addr(2));
   const std::string msg = guest_error(r, "overflow", {1, 1, 1}, {32, 1, 1}, 0, {Addr(100)});
@@ -358,7 +385,8 @@ TEST(GuestError, DivisionByZeroWarnsForEveryModule) {
     }
     const std::string err = ::testing::internal::GetCapturedStderr();
     const std::string want = fmt::format(
-        "simtlab: warning: integer division by zero in kernel dz, block (0,0,0), thread (0,0,0) at test.ptx:{}: "
+        "simtlab: warning: integer division by zero in kernel dz, block (0,0,0), thread (0,0,0) at "
+        "test.ptx:{}: "
         "div.u32 %r2, 7, %r1; (in dz, pc 2) (result is undefined)\n",
         line_of(ptx, "div.u32"));
     EXPECT_EQ(err, want) << "repetition " << rep;
@@ -378,10 +406,13 @@ TEST(GuestError, LaunchConfigurationErrors) {
     }
     return std::string();
   };
-  EXPECT_EQ(err({1, 1, 1}, {2048, 1, 1}, 0), "launch of k: 2048 threads per block exceed the limit of 1024");
-  EXPECT_EQ(err({0, 1, 1}, {32, 1, 1}, 0), "launch of k: grid and block dimensions must be non-zero");
+  EXPECT_EQ(err({1, 1, 1}, {2048, 1, 1}, 0),
+            "launch of k: 2048 threads per block exceed the limit of 1024");
+  EXPECT_EQ(err({0, 1, 1}, {32, 1, 1}, 0),
+            "launch of k: grid and block dimensions must be non-zero");
   EXPECT_EQ(err({1, 1, 1}, {32, 1, 1}, 60000),
-            "launch of k: 60000 bytes of shared memory (0 static + 60000 dynamic) exceed the 49152 per block");
+            "launch of k: 60000 bytes of shared memory (0 static + 60000 dynamic) exceed the 49152 "
+            "per block");
 }
 
 }  // namespace

@@ -13,10 +13,10 @@ struct MemType {
   unsigned bytes;
   bool sgn;
 };
-const MemType kMemTypes[] = {{"u8", 1, false},  {"s8", 1, true},  {"b8", 1, false},  {"u16", 2, false},
-                             {"s16", 2, true},  {"b16", 2, false}, {"u32", 4, false}, {"s32", 4, true},
-                             {"b32", 4, false}, {"u64", 8, false}, {"s64", 8, true},  {"b64", 8, false},
-                             {"f32", 4, false}, {"f64", 8, false}};
+const MemType kMemTypes[] = {
+    {"u8", 1, false},  {"s8", 1, true},   {"b8", 1, false},  {"u16", 2, false}, {"s16", 2, true},
+    {"b16", 2, false}, {"u32", 4, false}, {"s32", 4, true},  {"b32", 4, false}, {"u64", 8, false},
+    {"s64", 8, true},  {"b64", 8, false}, {"f32", 4, false}, {"f64", 8, false}};
 
 std::vector<uint8_t> pattern_bytes(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -37,7 +37,8 @@ std::string kernel_header(const char* name) {
   return fmt::format(
       ".visible .entry {}(.param .u64 pin, .param .u64 pout, .param .u32 n) {{\n"
       "  .reg .pred %p<4>;\n  .reg .b16 %h<8>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<16>;\n"
-      "  ld.param.u32 %r1, [n];\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n  mov.u32 %r4, %tid.x;\n"
+      "  ld.param.u32 %r1, [n];\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n  mov.u32 %r4, "
+      "%tid.x;\n"
       "  mad.lo.u32 %r5, %r2, %r3, %r4;\n  setp.ge.u32 %p1, %r5, %r1;\n  @%p1 bra DONE;\n"
       "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n",
       name);
@@ -106,10 +107,10 @@ TEST(Memory, VectorLoadsAndStores) {
     unsigned elem, count;
     const char* regs;  // destination list
   };
-  const V vs[] = {{"u32", 4, 2, "{%r6, %r7}"},           {"u32", 4, 4, "{%r6, %r7, %r8, %r9}"},
-                  {"u64", 8, 2, "{%rd5, %rd6}"},         {"b16", 2, 4, "{%h1, %h2, %h3, %h4}"},
-                  {"s16", 2, 2, "{%r6, %r7}"},           {"u8", 1, 4, "{%r6, %r7, %r8, %r9}"},
-                  {"s8", 1, 4, "{%r6, %r7, %r8, %r9}"},  {"b32", 4, 4, "{%r9, %r8, %r7, %r6}"}};
+  const V vs[] = {{"u32", 4, 2, "{%r6, %r7}"},          {"u32", 4, 4, "{%r6, %r7, %r8, %r9}"},
+                  {"u64", 8, 2, "{%rd5, %rd6}"},        {"b16", 2, 4, "{%h1, %h2, %h3, %h4}"},
+                  {"s16", 2, 2, "{%r6, %r7}"},          {"u8", 1, 4, "{%r6, %r7, %r8, %r9}"},
+                  {"s8", 1, 4, "{%r6, %r7, %r8, %r9}"}, {"b32", 4, 4, "{%r9, %r8, %r7, %r6}"}};
   const uint32_t n = 150;
   for (const V& vt : vs) {
     SCOPED_TRACE(fmt::format("v{}.{}", vt.count, vt.type));
@@ -168,7 +169,8 @@ TEST(Memory, SharedMemoryAllSizesAcrossWarps) {
     const unsigned rw = t.bytes == 8 ? 64 : 32;
     const char* reg = rw == 32 ? "%r6" : "%rd5";
     const char* reg2 = rw == 32 ? "%r7" : "%rd6";
-    std::string k = fmt::format(R"(
+    std::string k =
+        fmt::format(R"(
 .visible .entry sh(.param .u64 pin, .param .u64 pout) {{
   .reg .b32 %r<16>;
   .reg .b64 %rd<16>;
@@ -197,7 +199,7 @@ TEST(Memory, SharedMemoryAllSizesAcrossWarps) {
   ret;
 }}
 )",
-                                128 * t.bytes, rw, reg, t.bytes, t.name, reg, t.bytes, t.name, reg2, rw, reg2);
+                    128 * t.bytes, rw, reg, t.bytes, t.name, reg, t.bytes, t.name, reg2, rw, reg2);
     PtxRunner r(ptx_module(k));
     const uint32_t nt = 128;
     const auto src = pattern_bytes(nt * 8, t.bytes);
@@ -558,15 +560,20 @@ TEST(Memory, ConstLoadsEveryTypeAndGenericConstPointers) {
     const unsigned rw = t.bytes == 8 ? 64 : 32;
     const char* reg = rw == 32 ? "%r6" : "%rd5";
     std::string k = ".const .align 8 .b8 cdata[512] = " + init + ";\n" + kernel_header("ck");
-    k += fmt::format("  mul.wide.u32 %rd3, %r5, {};\n  mov.u64 %rd6, cdata;\n  add.u64 %rd3, %rd6, %rd3;\n", t.bytes);
+    k += fmt::format(
+        "  mul.wide.u32 %rd3, %r5, {};\n  mov.u64 %rd6, cdata;\n  add.u64 %rd3, %rd6, %rd3;\n",
+        t.bytes);
     k += fmt::format("  ld.const.{} {}, [%rd3];\n", t.name, reg);
     // the same datum through a generic pointer (cvta.const), classified by isspacep.const
-    k += fmt::format("  cvta.const.u64 %rd7, %rd3;\n  ld.{} {}, [%rd7];\n  isspacep.const %p2, %rd7;\n", t.name,
-                     rw == 32 ? "%r7" : "%rd8");
+    k += fmt::format(
+        "  cvta.const.u64 %rd7, %rd3;\n  ld.{} {}, [%rd7];\n  isspacep.const %p2, %rd7;\n", t.name,
+        rw == 32 ? "%r7" : "%rd8");
     k += "  selp.u32 %r8, 1, 0, %p2;\n";
     k += "  mul.wide.u32 %rd4, %r5, 24;\n  add.u64 %rd4, %rd2, %rd4;\n";
-    k += fmt::format("  st.global.b{} [%rd4], {};\n  st.global.b{} [%rd4+8], {};\n  st.global.u32 [%rd4+16], %r8;\n",
-                     rw, reg, rw, rw == 32 ? "%r7" : "%rd8");
+    k += fmt::format(
+        "  st.global.b{} [%rd4], {};\n  st.global.b{} [%rd4+8], {};\n  st.global.u32 [%rd4+16], "
+        "%r8;\n",
+        rw, reg, rw, rw == 32 ? "%r7" : "%rd8");
     k += "DONE:\n  ret;\n}\n";
     PtxRunner r(ptx_module(k));
     const uint32_t n = 512 / t.bytes;
@@ -594,9 +601,10 @@ TEST(Memory, KernelParametersOfEveryType) {
                         rw == 32 ? "%r1" : "%rd2", k, rw, off, rw == 32 ? "%r1" : "%rd2");
     off += 8;
   }
-  PtxRunner r(ptx_module(".visible .entry pk(.param .u64 pout" + params +
-                         ") {\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  ld.param.u64 %rd1, [pout];\n" + body +
-                         "  ret;\n}\n"));
+  PtxRunner r(
+      ptx_module(".visible .entry pk(.param .u64 pout" + params +
+                 ") {\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  ld.param.u64 %rd1, [pout];\n" +
+                 body + "  ret;\n}\n"));
   Addr out = r.upload(std::vector<uint64_t>(12, 0));
   const uint8_t u8 = 0xf3;
   const int8_t s8 = -7;
@@ -610,10 +618,11 @@ TEST(Memory, KernelParametersOfEveryType) {
   const uint64_t u64 = 0xfedcba9876543210ull;
   const int64_t s64 = -1234567890123ll;
   const uint64_t b64 = 0x8000000000000001ull;
-  r.launch("pk", {1, 1, 1}, {3, 1, 1}, 0, out, u8, s8, b8, u16, s16, b16, u32, s32, b32, u64, s64, b64);
+  r.launch("pk", {1, 1, 1}, {3, 1, 1}, 0, out, u8, s8, b8, u16, s16, b16, u32, s32, b32, u64, s64,
+           b64);
   auto v = r.download<uint64_t>(out, 12);
-  const uint64_t want[] = {0xf3, 0xfffffff9, 0x81, 0xfedc, uint32_t(-300), 0x8001, 0x87654321, 0xfffffffb,
-                           0xdeadbeef, u64, uint64_t(s64), b64};
+  const uint64_t want[] = {0xf3,       0xfffffff9, 0x81,       0xfedc, uint32_t(-300), 0x8001,
+                           0x87654321, 0xfffffffb, 0xdeadbeef, u64,    uint64_t(s64),  b64};
   for (size_t k = 0; k < 12; ++k) EXPECT_EQ(v[k], want[k]) << kMemTypes[k].name;
 }
 

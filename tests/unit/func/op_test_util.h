@@ -26,7 +26,9 @@ using u128 = unsigned __int128;
 
 // ---- value helpers ----------------------------------------------------------------------------
 
-inline uint64_t mask_bits(unsigned bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1; }
+inline uint64_t mask_bits(unsigned bits) {
+  return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+}
 /// Signed value of the low `bits` bits of v.
 inline i128 sval(uint64_t v, unsigned bits) {
   v &= mask_bits(bits);
@@ -36,11 +38,15 @@ inline i128 sval(uint64_t v, unsigned bits) {
 }
 /// Unsigned value of the low `bits` bits of v.
 inline i128 uval(uint64_t v, unsigned bits) { return i128(v & mask_bits(bits)); }
-inline i128 ival(uint64_t v, unsigned bits, bool sgn) { return sgn ? sval(v, bits) : uval(v, bits); }
+inline i128 ival(uint64_t v, unsigned bits, bool sgn) {
+  return sgn ? sval(v, bits) : uval(v, bits);
+}
 /// The low `bits` bits of x (two's complement), zero-extended.
 inline uint64_t wrap(i128 x, unsigned bits) { return uint64_t(u128(x)) & mask_bits(bits); }
 inline i128 imin(unsigned bits, bool sgn) { return sgn ? -(i128(1) << (bits - 1)) : 0; }
-inline i128 imax(unsigned bits, bool sgn) { return sgn ? (i128(1) << (bits - 1)) - 1 : (i128(1) << bits) - 1; }
+inline i128 imax(unsigned bits, bool sgn) {
+  return sgn ? (i128(1) << (bits - 1)) - 1 : (i128(1) << bits) - 1;
+}
 
 /// An integer PTX type.
 struct IType {
@@ -48,17 +54,31 @@ struct IType {
   unsigned bits;
   bool sgn;
 };
-inline const IType kS16{"s16", 16, true}, kU16{"u16", 16, false}, kS32{"s32", 32, true}, kU32{"u32", 32, false},
-    kS64{"s64", 64, true}, kU64{"u64", 64, false}, kB16{"b16", 16, false}, kB32{"b32", 32, false},
-    kB64{"b64", 64, false};
+inline const IType kS16{"s16", 16, true}, kU16{"u16", 16, false}, kS32{"s32", 32, true},
+    kU32{"u32", 32, false}, kS64{"s64", 64, true}, kU64{"u64", 64, false}, kB16{"b16", 16, false},
+    kB32{"b32", 32, false}, kB64{"b64", 64, false};
 inline const std::vector<IType> kAllInts = {kS16, kU16, kS32, kU32, kS64, kU64};
 
 /// Interesting values of a `bits`-wide integer (as zero-extended bit patterns) plus random ones.
 inline std::vector<uint64_t> edge_values(unsigned bits, unsigned nrandom = 8, uint64_t seed = 1) {
   const uint64_t m = mask_bits(bits);
   const uint64_t smin = uint64_t(1) << (bits - 1);
-  std::vector<uint64_t> v = {0, 1, 2, 3, 7, m, m - 1, m - 2, smin, smin + 1, smin - 1, smin - 2,
-                             0x5555555555555555ull & m, 0xAAAAAAAAAAAAAAAAull & m, 100, m - 99};
+  std::vector<uint64_t> v = {0,
+                             1,
+                             2,
+                             3,
+                             7,
+                             m,
+                             m - 1,
+                             m - 2,
+                             smin,
+                             smin + 1,
+                             smin - 1,
+                             smin - 2,
+                             0x5555555555555555ull & m,
+                             0xAAAAAAAAAAAAAAAAull & m,
+                             100,
+                             m - 99};
   std::mt19937_64 rng(seed * 7919 + bits);
   for (unsigned i = 0; i < nrandom; ++i) v.push_back(rng() & m);
   return v;
@@ -93,21 +113,26 @@ struct OpSpec {
       : inst(std::move(i)), d(d_), a(a_), b(b_), c(c_) {}
   std::string inst;  // instruction text with {d} {q} {a} {b} {c} placeholders
   unsigned d = 32, a = 32, b = 32, c = 0;
-  unsigned q = 0;    // optional second destination (written to out2)
+  unsigned q = 0;        // optional second destination (written to out2)
   std::string prologue;  // extra instructions before `inst` (may use the same placeholders)
 };
 
 inline std::string reg_name(unsigned shape, char which) {
   switch (shape) {
-    case 1: return std::string("%p") + which;
-    case 16: return std::string("%h") + which;
-    case 32: return std::string("%r") + which;
-    default: return std::string("%l") + which;
+    case 1:
+      return std::string("%p") + which;
+    case 16:
+      return std::string("%h") + which;
+    case 32:
+      return std::string("%r") + which;
+    default:
+      return std::string("%l") + which;
   }
 }
 
 inline void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size()) s.replace(p, from.size(), to);
+  for (size_t p = 0; (p = s.find(from, p)) != std::string::npos; p += to.size())
+    s.replace(p, from.size(), to);
 }
 
 inline std::string expand(std::string s, const OpSpec& o) {
@@ -122,19 +147,24 @@ inline std::string expand(std::string s, const OpSpec& o) {
 inline std::string load_operand(unsigned shape, char which, const char* ptr_reg) {
   const std::string r = reg_name(shape, which);
   switch (shape) {
-    case 0: return "";
+    case 0:
+      return "";
     case 1:
       return fmt::format("  ld.global.u32 %rt, [{}];\n  setp.ne.u32 {}, %rt, 0;\n", ptr_reg, r);
-    default: return fmt::format("  ld.global.b{} {}, [{}];\n", shape, r, ptr_reg);
+    default:
+      return fmt::format("  ld.global.b{} {}, [{}];\n", shape, r, ptr_reg);
   }
 }
 
 inline std::string store_result(unsigned shape, char which, const char* ptr_reg) {
   const std::string r = reg_name(shape, which);
   switch (shape) {
-    case 0: return "";
-    case 1: return fmt::format("  selp.u32 %rt, 1, 0, {};\n  st.global.u32 [{}], %rt;\n", r, ptr_reg);
-    default: return fmt::format("  st.global.b{} [{}], {};\n", shape, ptr_reg, r);
+    case 0:
+      return "";
+    case 1:
+      return fmt::format("  selp.u32 %rt, 1, 0, {};\n  st.global.u32 [{}], %rt;\n", r, ptr_reg);
+    default:
+      return fmt::format("  st.global.b{} [{}], {};\n", shape, ptr_reg, r);
   }
 }
 
@@ -182,7 +212,8 @@ inline OpResult run_op(const OpSpec& o, const std::vector<OpIn>& in) {
     b[i] = in[i].b;
     c[i] = in[i].c;
   }
-  Addr pa = r.upload(a), pb = r.upload(b), pc = r.upload(c), po = r.upload(zero), po2 = r.upload(zero);
+  Addr pa = r.upload(a), pb = r.upload(b), pc = r.upload(c), po = r.upload(zero),
+       po2 = r.upload(zero);
   const uint32_t block = 96;
   r.launch("op", {(n + block - 1) / block, 1, 1}, {block, 1, 1}, 0, po, po2, pa, pb, pc, n);
   return {r.download<uint64_t>(po, n), r.download<uint64_t>(po2, n)};
@@ -190,7 +221,8 @@ inline OpResult run_op(const OpSpec& o, const std::vector<OpIn>& in) {
 
 /// Run and compare every thread's result with ref(a, b, c) (and, with a q destination, refq).
 using RefFn = std::function<uint64_t(uint64_t, uint64_t, uint64_t)>;
-inline void check_op(const OpSpec& o, const std::vector<OpIn>& in, const RefFn& ref, const RefFn& refq = {}) {
+inline void check_op(const OpSpec& o, const std::vector<OpIn>& in, const RefFn& ref,
+                     const RefFn& refq = {}) {
   SCOPED_TRACE(o.inst);
   OpResult res;
   try {
@@ -205,16 +237,21 @@ inline void check_op(const OpSpec& o, const std::vector<OpIn>& in, const RefFn& 
     if (res.d[i] != want) {
       ++bad;
       ADD_FAILURE() << o.inst << " thread " << i << ": a=" << fmt::format("{:#x}", in[i].a)
-                    << " b=" << fmt::format("{:#x}", in[i].b) << " c=" << fmt::format("{:#x}", in[i].c)
-                    << " -> " << fmt::format("{:#x}", res.d[i]) << ", expected " << fmt::format("{:#x}", want);
+                    << " b=" << fmt::format("{:#x}", in[i].b)
+                    << " c=" << fmt::format("{:#x}", in[i].c) << " -> "
+                    << fmt::format("{:#x}", res.d[i]) << ", expected "
+                    << fmt::format("{:#x}", want);
     }
     if (refq) {
       const uint64_t wq = refq(in[i].a, in[i].b, in[i].c);
       if (res.q[i] != wq) {
         ++bad;
-        ADD_FAILURE() << o.inst << " (second result) thread " << i << ": a=" << fmt::format("{:#x}", in[i].a)
-                      << " b=" << fmt::format("{:#x}", in[i].b) << " c=" << fmt::format("{:#x}", in[i].c)
-                      << " -> " << fmt::format("{:#x}", res.q[i]) << ", expected " << fmt::format("{:#x}", wq);
+        ADD_FAILURE() << o.inst << " (second result) thread " << i
+                      << ": a=" << fmt::format("{:#x}", in[i].a)
+                      << " b=" << fmt::format("{:#x}", in[i].b)
+                      << " c=" << fmt::format("{:#x}", in[i].c) << " -> "
+                      << fmt::format("{:#x}", res.q[i]) << ", expected "
+                      << fmt::format("{:#x}", wq);
       }
     }
   }
@@ -222,7 +259,8 @@ inline void check_op(const OpSpec& o, const std::vector<OpIn>& in, const RefFn& 
 
 /// Runs a whole kernel and returns an error message (empty if it completed).
 template <typename... A>
-std::string launch_error(PtxRunner& r, const std::string& k, Dim3 grid, Dim3 block, uint32_t dyn, A... a) {
+std::string launch_error(PtxRunner& r, const std::string& k, Dim3 grid, Dim3 block, uint32_t dyn,
+                         A... a) {
   try {
     r.launch(k, grid, block, dyn, a...);
   } catch (const std::exception& e) {

@@ -12,7 +12,9 @@ namespace simtlab::testing {
 
 class PtxRunner {
  public:
-  PtxRunner() { dev_.set_print_sink([this](const std::string& s) { printed += s; }); }
+  PtxRunner() {
+    dev_.set_print_sink([this](const std::string& s) { printed += s; });
+  }
   explicit PtxRunner(const std::string& ptx) : PtxRunner() { load(ptx); }
   void load(const std::string& ptx) { mod_ = &dev_.load_module({{ptx, "test.ptx"}}); }
 
@@ -30,7 +32,8 @@ class PtxRunner {
   }
   /// Launch with arguments given as raw values (each pointed to by args).
   template <typename... A>
-  func::LaunchResult launch(const std::string& kernel, Dim3 grid, Dim3 block, uint32_t dyn, A... a) {
+  func::LaunchResult launch(const std::string& kernel, Dim3 grid, Dim3 block, uint32_t dyn,
+                            A... a) {
     const func::Program* k = mod_->kernel(kernel);
     if (!k) throw UserError("no kernel " + kernel);
     const void* args[] = {static_cast<const void*>(&a)..., nullptr};

@@ -83,21 +83,35 @@ TEST(Sreg, ThreeDimensionalGridAndLaneRegisters) {
               const uint32_t lane = t % 32;
               const uint32_t* f = &v[(uint64_t(c) * block.count() + t) * kFields];
               const uint32_t want[kFields] = {
-                  tx, ty, tz, block.x, block.y, block.z, cx, cy, cz, grid.x, grid.y, grid.z, lane,
-                  t / 32,              // %warpid: the functional model's warp slot = warp index
-                  f[14],               // %nwarpid: checked below
-                  c % 5, 5,            // %smid (CTAs are spread round-robin), %nsmid
-                  1u << lane,                                   // eq
+                  tx,
+                  ty,
+                  tz,
+                  block.x,
+                  block.y,
+                  block.z,
+                  cx,
+                  cy,
+                  cz,
+                  grid.x,
+                  grid.y,
+                  grid.z,
+                  lane,
+                  t / 32,  // %warpid: the functional model's warp slot = warp index
+                  f[14],   // %nwarpid: checked below
+                  c % 5,
+                  5,           // %smid (CTAs are spread round-robin), %nsmid
+                  1u << lane,  // eq
                   lane == 31 ? 0xffffffffu : (2u << lane) - 1,  // le
                   (1u << lane) - 1,                             // lt
                   ~((1u << lane) - 1),                          // ge
                   lane == 31 ? 0u : ~((2u << lane) - 1),        // gt
-                  dyn, 48 + dyn};  // static 40 bytes, dynamic part aligned to 16
+                  dyn,
+                  48 + dyn};  // static 40 bytes, dynamic part aligned to 16
               for (unsigned k = 0; k < kFields && bad < 10; ++k)
                 if (f[k] != want[k]) {
                   ++bad;
-                  ADD_FAILURE() << "cta " << c << " thread " << t << " field " << k << ": " << f[k] << ", expected "
-                                << want[k];
+                  ADD_FAILURE() << "cta " << c << " thread " << t << " field " << k << ": " << f[k]
+                                << ", expected " << want[k];
                 }
               if (f[14] <= f[13]) ADD_FAILURE() << "%nwarpid " << f[14] << " <= %warpid " << f[13];
             }

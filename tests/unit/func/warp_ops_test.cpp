@@ -10,10 +10,14 @@ namespace {
 enum class Shfl { up, down, bfly, idx };
 const char* shfl_name(Shfl m) {
   switch (m) {
-    case Shfl::up: return "up";
-    case Shfl::down: return "down";
-    case Shfl::bfly: return "bfly";
-    default: return "idx";
+    case Shfl::up:
+      return "up";
+    case Shfl::down:
+      return "down";
+    case Shfl::bfly:
+      return "bfly";
+    default:
+      return "idx";
   }
 }
 
@@ -26,10 +30,22 @@ std::pair<unsigned, bool> shfl_src(Shfl m, unsigned lane, uint32_t b, uint32_t c
   int j = 0;
   bool p = false;
   switch (m) {
-    case Shfl::up: j = l - bval; p = j >= max_lane; break;
-    case Shfl::down: j = l + bval; p = j <= max_lane; break;
-    case Shfl::bfly: j = l ^ bval; p = j <= max_lane; break;
-    case Shfl::idx: j = min_lane | (bval & ~seg); p = j <= max_lane; break;
+    case Shfl::up:
+      j = l - bval;
+      p = j >= max_lane;
+      break;
+    case Shfl::down:
+      j = l + bval;
+      p = j <= max_lane;
+      break;
+    case Shfl::bfly:
+      j = l ^ bval;
+      p = j <= max_lane;
+      break;
+    case Shfl::idx:
+      j = min_lane | (bval & ~seg);
+      p = j <= max_lane;
+      break;
   }
   if (!p) j = l;
   return {unsigned(j), p};
@@ -37,12 +53,13 @@ std::pair<unsigned, bool> shfl_src(Shfl m, unsigned lane, uint32_t b, uint32_t c
 
 /// Runs `inst` (with {d}|{q}, {a}, and b/c operands) on 3 CTAs x 96 threads and checks every
 /// lane against shfl_src() using the per-thread b and c values.
-void check_shfl(Shfl m, const std::string& inst, const std::vector<uint32_t>& b, const std::vector<uint32_t>& c,
-                bool has_pred = true) {
+void check_shfl(Shfl m, const std::string& inst, const std::vector<uint32_t>& b,
+                const std::vector<uint32_t>& c, bool has_pred = true) {
   const uint32_t nt = 288;
   std::vector<OpIn> in(nt);
-  for (uint32_t i = 0; i < nt; ++i) in[i] = {uint64_t(i * 2654435761u ^ 0x5bd1e995u) & 0xffffffff, b[i % b.size()],
-                                            c[i % c.size()]};
+  for (uint32_t i = 0; i < nt; ++i)
+    in[i] = {uint64_t(i * 2654435761u ^ 0x5bd1e995u) & 0xffffffff, b[i % b.size()],
+             c[i % c.size()]};
   OpSpec o(inst, 32, 32, 32, 32);
   if (has_pred) o.q = 1;
   SCOPED_TRACE(inst);
@@ -53,9 +70,10 @@ void check_shfl(Shfl m, const std::string& inst, const std::vector<uint32_t>& b,
     const auto [j, p] = shfl_src(m, lane, uint32_t(in[i].b), uint32_t(in[i].c));
     if (res.d[i] != in[base + j].a || (has_pred && res.q[i] != uint64_t(p))) {
       ++bad;
-      ADD_FAILURE() << inst << " lane " << lane << " b=" << in[i].b << " c=" << fmt::format("{:#x}", in[i].c)
-                    << ": got " << fmt::format("{:#x}", res.d[i]) << " p=" << res.q[i] << ", expected lane " << j
-                    << " (" << fmt::format("{:#x}", in[base + j].a) << ") p=" << p;
+      ADD_FAILURE() << inst << " lane " << lane << " b=" << in[i].b
+                    << " c=" << fmt::format("{:#x}", in[i].c) << ": got "
+                    << fmt::format("{:#x}", res.d[i]) << " p=" << res.q[i] << ", expected lane "
+                    << j << " (" << fmt::format("{:#x}", in[base + j].a) << ") p=" << p;
     }
   }
 }
@@ -63,13 +81,15 @@ void check_shfl(Shfl m, const std::string& inst, const std::vector<uint32_t>& b,
 TEST(WarpOps, ShflImmediateOperandGrid) {
   // c values: full-warp clamps, CUDA's width encodings ((32 - w) << 8 | clamp), odd clamps and
   // segment masks.
-  const uint32_t cs[] = {0x1f, 0x0, 0x5, 0x10, 0x181f, 0x1800, 0x1c1f, 0x1c00, 0x1e1f, 0x1e00, 0x101f, 0x1000,
-                         0x1f1f, 0x1f00, 0x0c1f, 0x0813, 0x1f07};
+  const uint32_t cs[] = {0x1f,   0x0,    0x5,    0x10,   0x181f, 0x1800, 0x1c1f, 0x1c00, 0x1e1f,
+                         0x1e00, 0x101f, 0x1000, 0x1f1f, 0x1f00, 0x0c1f, 0x0813, 0x1f07};
   const uint32_t bs[] = {0, 1, 2, 3, 5, 8, 16, 31, 33, 0xffffffe1};
   for (Shfl m : {Shfl::up, Shfl::down, Shfl::bfly, Shfl::idx})
     for (uint32_t c : cs)
       for (uint32_t b : bs)
-        check_shfl(m, fmt::format("shfl.sync.{}.b32 {{d}}|{{q}}, {{a}}, {}, {:#x}, 0xffffffff;", shfl_name(m), b, c),
+        check_shfl(m,
+                   fmt::format("shfl.sync.{}.b32 {{d}}|{{q}}, {{a}}, {}, {:#x}, 0xffffffff;",
+                               shfl_name(m), b, c),
                    {b}, {c});
 }
 
@@ -81,10 +101,15 @@ TEST(WarpOps, ShflRegisterOperandsPerLane) {
     c[i] = (rng() % 2 ? 0x1f : 0) | ((rng() % 32) << 8) | (rng() % 32);
   }
   for (Shfl m : {Shfl::up, Shfl::down, Shfl::bfly, Shfl::idx}) {
-    check_shfl(m, fmt::format("shfl.sync.{}.b32 {{d}}|{{q}}, {{a}}, {{b}}, {{c}}, 0xffffffff;", shfl_name(m)), b, c);
+    check_shfl(
+        m,
+        fmt::format("shfl.sync.{}.b32 {{d}}|{{q}}, {{a}}, {{b}}, {{c}}, 0xffffffff;", shfl_name(m)),
+        b, c);
     // Without the predicate destination and without .sync (legacy spelling).
-    check_shfl(m, fmt::format("shfl.sync.{}.b32 {{d}}, {{a}}, {{b}}, {{c}}, -1;", shfl_name(m)), b, c, false);
-    check_shfl(m, fmt::format("shfl.{}.b32 {{d}}, {{a}}, {{b}}, {{c}};", shfl_name(m)), b, c, false);
+    check_shfl(m, fmt::format("shfl.sync.{}.b32 {{d}}, {{a}}, {{b}}, {{c}}, -1;", shfl_name(m)), b,
+               c, false);
+    check_shfl(m, fmt::format("shfl.{}.b32 {{d}}, {{a}}, {{b}}, {{c}};", shfl_name(m)), b, c,
+               false);
   }
 }
 
@@ -263,8 +288,10 @@ TEST(WarpOps, VoteAllAnyUniBallotFullPartialAndDivergent) {
       uint32_t ballot = 0, nballot = 0, sub = 0, subballot = 0;
       for (uint32_t k = 0; k < nlanes; ++k) {
         const uint32_t x = in[base + k];
-        if (x & 1) ballot |= 1u << k;
-        else nballot |= 1u << k;
+        if (x & 1)
+          ballot |= 1u << k;
+        else
+          nballot |= 1u << k;
         if (x & 2) {
           sub |= 1u << k;
           if (x & 1) subballot |= 1u << k;
@@ -279,8 +306,8 @@ TEST(WarpOps, VoteAllAnyUniBallotFullPartialAndDivergent) {
       EXPECT_EQ(f[1], ballot) << "thread " << i;
       EXPECT_EQ(f[2], nballot) << "thread " << i;
       if (in[i] & 2) {
-        const uint32_t subflags =
-            (subballot == sub ? 1 : 0) | (subballot != 0 ? 2 : 0) | (subballot == 0 || subballot == sub ? 4 : 0);
+        const uint32_t subflags = (subballot == sub ? 1 : 0) | (subballot != 0 ? 2 : 0) |
+                                  (subballot == 0 || subballot == sub ? 4 : 0);
         EXPECT_EQ(f[3], sub) << "activemask, thread " << i;
         EXPECT_EQ(f[4], subballot) << "thread " << i;
         EXPECT_EQ(f[5], subflags) << "thread " << i;
@@ -328,9 +355,12 @@ TEST(WarpOps, MatchAnyAll) {
       const uint32_t warp = i / 32;
       // Warps 0 and 5 are uniform (values differing only above bit 31 for b64); others have
       // a few distinct values.
-      if (warp == 0 || warp == 5) in[i] = 0x1234567800000000ull * (bits == 64) + 77;
-      else if (warp == 3 && bits == 64) in[i] = (uint64_t(i % 2) << 40) | 5;  // equal low words
-      else in[i] = rng() % 4 + (bits == 64 ? (rng() % 2) << 33 : 0);
+      if (warp == 0 || warp == 5)
+        in[i] = 0x1234567800000000ull * (bits == 64) + 77;
+      else if (warp == 3 && bits == 64)
+        in[i] = (uint64_t(i % 2) << 40) | 5;  // equal low words
+      else
+        in[i] = rng() % 4 + (bits == 64 ? (rng() % 2) << 33 : 0);
     }
     Addr pin = r.upload(in), pout = r.upload(std::vector<uint32_t>(nt * 4, 0));
     r.launch("m", {nt / block, 1, 1}, {block, 1, 1}, 0, pin, pout);
@@ -341,8 +371,10 @@ TEST(WarpOps, MatchAnyAll) {
       uint32_t same = 0;
       bool all = true;
       for (uint32_t k = 0; k < 32; ++k) {
-        if ((in[base + k] & mask_bits(bits)) == mine) same |= 1u << k;
-        else all = false;
+        if ((in[base + k] & mask_bits(bits)) == mine)
+          same |= 1u << k;
+        else
+          all = false;
       }
       EXPECT_EQ(v[4 * i], same) << i;
       EXPECT_EQ(v[4 * i + 1], all ? 0xffffffffu : 0u) << i;
@@ -363,12 +395,14 @@ TEST(WarpOps, ReduxSync) {
     // Full warps, plus a divergent subset (lanes with bit 0 of the input set).
     for (bool divergent : {false, true}) {
       SCOPED_TRACE(fmt::format("redux.sync.{}.{} divergent={}", o.op, o.type, divergent));
-      OpSpec s(divergent ? fmt::format("mov.u32 {{d}}, 0xdeadbeef;\n  and.b32 %r1, {{a}}, 1;\n"
-                                       "  setp.eq.u32 %p1, %r1, 0;\n  @%p1 bra SKIP;\n  activemask.b32 %r2;\n"
-                                       "  redux.sync.{}.{} {{d}}, {{a}}, %r2;\nSKIP:",
-                                       o.op, o.type)
-                         : fmt::format("redux.sync.{}.{} {{d}}, {{a}}, 0xffffffff;", o.op, o.type),
-               32, 32, 0);
+      OpSpec s(
+          divergent
+              ? fmt::format("mov.u32 {{d}}, 0xdeadbeef;\n  and.b32 %r1, {{a}}, 1;\n"
+                            "  setp.eq.u32 %p1, %r1, 0;\n  @%p1 bra SKIP;\n  activemask.b32 %r2;\n"
+                            "  redux.sync.{}.{} {{d}}, {{a}}, %r2;\nSKIP:",
+                            o.op, o.type)
+              : fmt::format("redux.sync.{}.{} {{d}}, {{a}}, 0xffffffff;", o.op, o.type),
+          32, 32, 0);
       const uint32_t nt = 288;
       std::vector<OpIn> in(nt);
       std::mt19937 rng(7);
@@ -388,13 +422,20 @@ TEST(WarpOps, ReduxSync) {
           const uint64_t x = in[base + k].a;
           if (divergent && !(x & 1)) continue;
           const i128 xv = ival(x, 32, sgn);
-          if (first) acc = xv;
-          else if (op == "add") acc += xv;
-          else if (op == "min") acc = std::min(acc, xv);
-          else if (op == "max") acc = std::max(acc, xv);
-          else if (op == "and") acc &= xv;
-          else if (op == "or") acc |= xv;
-          else acc ^= xv;
+          if (first)
+            acc = xv;
+          else if (op == "add")
+            acc += xv;
+          else if (op == "min")
+            acc = std::min(acc, xv);
+          else if (op == "max")
+            acc = std::max(acc, xv);
+          else if (op == "and")
+            acc &= xv;
+          else if (op == "or")
+            acc |= xv;
+          else
+            acc ^= xv;
           first = false;
         }
         ASSERT_EQ(res.d[i], wrap(acc, 32)) << "thread " << i;

@@ -37,13 +37,14 @@ std::string kernel(uint32_t n, const std::function<std::string(uint32_t)>& line)
 }
 
 std::vector<std::string> base_sets(std::vector<std::string> more = {}) {
-  std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.fixed_memory_latency=100", "sim.memory_model=fixed"};
+  std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true",
+                                "sim.fixed_memory_latency=100", "sim.memory_model=fixed"};
   s.insert(s.end(), more.begin(), more.end());
   return s;
 }
 
-uint64_t run_cycles(const std::vector<std::string>& sets, const std::string& ptx, uint32_t threads = 32,
-                    TimingRunner** keep = nullptr) {
+uint64_t run_cycles(const std::vector<std::string>& sets, const std::string& ptx,
+                    uint32_t threads = 32, TimingRunner** keep = nullptr) {
   static std::unique_ptr<TimingRunner> last;
   last = std::make_unique<TimingRunner>(timing_params(sets));
   last->load(ptx);
@@ -106,8 +107,10 @@ TEST(SmTiming, RegisterBankConflictCostsOneCycle) {
   const auto sets = base_sets({"sm.num_reg_banks=16", "sm.int_alu.latency=4"});
   auto no_conflict = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r2;"); };
   auto conflict = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r17;"); };
-  const uint64_t a = run_cycles(sets, kernel(20, no_conflict)) - run_cycles(sets, kernel(10, no_conflict));
-  const uint64_t b = run_cycles(sets, kernel(20, conflict)) - run_cycles(sets, kernel(10, conflict));
+  const uint64_t a =
+      run_cycles(sets, kernel(20, no_conflict)) - run_cycles(sets, kernel(10, no_conflict));
+  const uint64_t b =
+      run_cycles(sets, kernel(20, conflict)) - run_cycles(sets, kernel(10, conflict));
   EXPECT_EQ(a, 10u * 4);
   EXPECT_EQ(b, 10u * 5);
   TimingRunner* r = nullptr;

@@ -55,7 +55,9 @@ class TimingRunner {
     return last;
   }
   /// A counter of SM 0 from the last launch's stats ("warp_insts", "stall" vector entries...).
-  uint64_t sm0(const std::string& name) const { return stats["sm[0]"][name]["value"].get<uint64_t>(); }
+  uint64_t sm0(const std::string& name) const {
+    return stats["sm[0]"][name]["value"].get<uint64_t>();
+  }
   uint64_t sm0_stall(const std::string& reason) const {
     return stats["sm[0]"]["stall"]["values"][reason].get<uint64_t>();
   }
