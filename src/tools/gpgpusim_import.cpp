@@ -40,6 +40,57 @@ std::string trim(std::string s) {
 using Emit = std::function<void(const std::string& key, const std::string& value)>;
 using Mapper = std::function<bool(const std::string& value, const Emit& emit)>;
 
+/// GPGPU-Sim cache configuration strings (gpu-cache.h / the config comments):
+///   <N|S>:<nsets>:<bsize>:<assoc>,<rep>:<wr>:<alloc>:<wr_alloc>:<index>,<mshr>:<N>:<merge>,<mq>
+/// e.g. dl1 "N:32:128:4,L:L:m:N:H,S:64:8,8". `prefix` is the simtlab cache group.
+Mapper cache_mapper(std::string prefix) {
+  return [prefix](const std::string& v, const Emit& e) {
+    const auto groups = split(v, ",");
+    if (groups.size() < 3) return false;
+    const auto geo = split(groups[0], ":");
+    if (geo.size() != 4) return false;
+    const unsigned long sets = std::stoul(geo[1]), line = std::stoul(geo[2]),
+                        assoc = std::stoul(geo[3]);
+    e(prefix + ".size", std::to_string(sets * line * assoc));
+    e(prefix + ".line", geo[2]);
+    // simtlab caches have at most 64 ways: keep the capacity with more sets.
+    e(prefix + ".assoc", std::to_string(std::min(assoc, 64ul)));
+    if (assoc > 64)
+      e("@note", fmt::format("{}: {} ways imported as 64 ways (same capacity)", prefix, assoc));
+    e(prefix + ".sectored", geo[0] == "S" ? "true" : "false");
+    const auto pol = split(groups[1], ":");
+    if (pol.size() >= 5) {
+      if (pol[0] == "L")
+        e(prefix + ".repl", "lru");
+      else if (pol[0] == "F")
+        e(prefix + ".repl", "fifo");
+      if (pol[1] == "B")
+        e(prefix + ".global_write", "write_back");
+      else if (pol[1] == "T" || pol[1] == "L")
+        e(prefix + ".global_write", "write_through");
+      if (pol[2] == "m")
+        e(prefix + ".allocate", "on_miss");
+      else if (pol[2] == "f")
+        e(prefix + ".allocate", "on_fill");
+      e(prefix + ".global_write_allocate", pol[3] == "N" ? "false" : "true");
+      if (pol[4] == "H")
+        e(prefix + ".index", "fermi");
+      else if (pol[4] == "L")
+        e(prefix + ".index", "linear");
+      else if (pol[4] == "X")
+        e(prefix + ".index", "xor");
+    }
+    const auto mshr = split(groups[2], ":");
+    if (mshr.size() >= 3) {
+      e(prefix + ".mshrs", mshr[1]);
+      e(prefix + ".mshr_merge", mshr[2]);
+    }
+    if (groups.size() >= 4 && !groups[3].empty())
+      e(prefix + ".miss_queue", split(groups[3], ":")[0]);
+    return true;
+  };
+}
+
 /// The options simtlab models and how each maps onto simtlab parameters. A mapper returns
 /// false when the value has a form it cannot translate (then the option counts as ignored).
 const std::map<std::string, Mapper>& mappers() {
@@ -91,6 +142,74 @@ const std::map<std::string, Mapper>& mappers() {
       e("sm.warp_size", p[1]);
       e("sm.num_warps", std::to_string(std::stoul(p[0]) / std::max(1ul, std::stoul(p[1]))));
       return true;
+    };
+    t["gpgpu_cache:dl1"] = cache_mapper("sm.l1d");
+    t["gpgpu_cache:il1"] = cache_mapper("sm.l1i");
+    t["gpgpu_const_cache:l1"] = cache_mapper("sm.l1c");
+    t["gpgpu_tex_cache:l1"] = cache_mapper("sm.l1t");
+    t["gpgpu_cache:dl2"] = cache_mapper("mem.l2.slice");
+    t["gpgpu_l1_latency"] = direct("sm.l1d.hit_latency");
+    t["gpgpu_kernel_launch_latency"] = direct("gpu.kernel_launch_latency");
+    t["gpgpu_TB_launch_latency"] = direct("sm.cta_launch_latency");
+    t["gpgpu_max_concurrent_kernel"] = direct("gpu.max_concurrent_kernels");
+    t["ptx_opcode_latency_sfu"] = direct("sm.sfu.latency");
+    t["ptx_opcode_initiation_sfu"] = direct("sm.sfu.interval");
+    t["gpgpu_smem_latency"] = direct("sm.smem_latency");
+    t["gpgpu_shmem_num_banks"] = direct("sm.smem_banks");
+    t["gpgpu_n_mem"] = direct("mem.map.channels");
+    t["gpgpu_n_sub_partition_per_mchannel"] = direct("mem.map.sub_partitions");
+    t["gpgpu_l2_rop_latency"] = direct("mem.l2.rop_latency");
+    t["dram_latency"] = direct("mem.l2.dram_latency");
+    t["gpgpu_frfcfs_dram_sched_queue_size"] = direct("mem.dram.queue_size");
+    t["gpgpu_dram_return_queue_size"] = direct("mem.dram.return_queue_size");
+    t["gpgpu_dram_burst_length"] = direct("mem.dram.burst_length");
+    t["dram_data_command_freq_ratio"] = direct("mem.dram.data_rate");
+    t["icnt_flit_size"] = direct("mem.icnt.flit_size");
+    t["gpgpu_dram_scheduler"] = [](const std::string& v, const Emit& e) {
+      if (v == "0")
+        e("mem.dram.scheduler", "fcfs");
+      else if (v == "1")
+        e("mem.dram.scheduler", "frfcfs");
+      else
+        return false;
+      return true;
+    };
+    t["gpgpu_dram_buswidth"] = [](const std::string& v, const Emit& e) {
+      e("@buswidth", v);
+      return true;
+    };
+    t["gpgpu_n_mem_per_ctrlr"] = [](const std::string& v, const Emit& e) {
+      e("@mem_per_ctrlr", v);
+      return true;
+    };
+    t["gpgpu_gmem_skip_L1D"] = [](const std::string& v, const Emit& e) {
+      e("sm.l1d_global", v == "0" ? "true" : "false");
+      return true;
+    };
+    t["gpgpu_flush_l1_cache"] = [](const std::string& v, const Emit& e) {
+      e("sm.flush_l1_per_kernel", v == "0" ? "false" : "true");
+      return true;
+    };
+    t["gpgpu_dram_timing_opt"] = [](const std::string& v, const Emit& e) {
+      // "nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:..."
+      static const std::map<std::string, std::string> names = {
+          {"nbk", "banks"}, {"nbkgrp", "bank_groups"},
+          {"CCD", "tCCD"},  {"CCDL", "tCCDL"},
+          {"RRD", "tRRD"},  {"RCD", "tRCD"},
+          {"RAS", "tRAS"},  {"RP", "tRP"},
+          {"RC", "tRC"},    {"CL", "tCL"},
+          {"WL", "tWL"},    {"CDLR", "tWTR"},
+          {"WR", "tWR"},    {"RTPL", "tRTP"}};
+      bool any = false;
+      for (const std::string& kv : split(v, ":")) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos) continue;
+        auto it = names.find(trim(kv.substr(0, eq)));
+        if (it == names.end()) continue;
+        e("mem.dram." + it->second, trim(kv.substr(eq + 1)));
+        any = true;
+      }
+      return any;
     };
     t["gpgpu_scheduler"] = [](const std::string& v, const Emit& e) {
       const auto p = split(v, ":");
@@ -183,7 +302,7 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
     if (!values.count(opt)) order.push_back(opt);
     values[opt] = val;
   }
-  std::string clusters, cores;
+  std::string clusters, cores, buswidth, per_ctrlr;
   for (const std::string& opt : order) {
     auto it = mappers().find(opt);
     bool used = false;
@@ -194,16 +313,24 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
       });
       if (ok) {
         for (auto& [k, v] : emitted) {
-          if (k == "@clusters")
+          if (k == "@clusters") {
             clusters = v;
-          else if (k == "@cores_per_cluster")
+          } else if (k == "@cores_per_cluster") {
             cores = v;
-          else if (schema.find(k)) {
+          } else if (k == "@buswidth") {
+            buswidth = v;
+          } else if (k == "@mem_per_ctrlr") {
+            per_ctrlr = v;
+          } else if (k == "@note") {
+            out.notes.push_back(v);
+          } else if (schema.find(k)) {
             out.overrides.push_back(k + "=" + v);
             used = true;
           }
         }
-        if (opt == "gpgpu_n_clusters" || opt == "gpgpu_n_cores_per_cluster") used = true;
+        if (opt == "gpgpu_n_clusters" || opt == "gpgpu_n_cores_per_cluster" ||
+            opt == "gpgpu_dram_buswidth" || opt == "gpgpu_n_mem_per_ctrlr")
+          used = true;
       }
     }
     if (!used) out.ignored.push_back(opt);
@@ -211,6 +338,11 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
   if (!clusters.empty())
     out.overrides.push_back(fmt::format(
         "gpu.num_sms={}", std::stoul(clusters) * (cores.empty() ? 1 : std::stoul(cores))));
+  // Data-bus bytes per channel = chips per controller x bytes per chip.
+  if (!buswidth.empty() && schema.find("mem.dram.bus_width"))
+    out.overrides.push_back(
+        fmt::format("mem.dram.bus_width={}",
+                    std::stoul(buswidth) * (per_ctrlr.empty() ? 1 : std::stoul(per_ctrlr))));
   return out;
 }
 

@@ -14,6 +14,7 @@ namespace simtlab::tools {
 struct GpgpusimImport {
   std::vector<std::string> overrides;  // "path=value"
   std::vector<std::string> ignored;    // option names (without the leading '-')
+  std::vector<std::string> notes;      // options imported with an adjustment
 };
 
 /// True when `path` names an existing file that looks like a gpgpusim.config (by name or by

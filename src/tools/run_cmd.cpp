@@ -108,6 +108,8 @@ config::Config resolve_config(const std::string& gpu, const std::vector<std::str
       std::fprintf(stderr, "simtlab: %s: ignoring %zu option(s) simtlab does not model: %s\n",
                    gpu.c_str(), imp.ignored.size(),
                    fmt::format("{}", fmt::join(imp.ignored, ", ")).c_str());
+    for (const auto& n : imp.notes)
+      std::fprintf(stderr, "simtlab: %s: %s\n", gpu.c_str(), n.c_str());
     preset = "fermi-gtx480";
     std::vector<std::string> merged = imp.overrides;
     merged.insert(merged.end(), all.begin(), all.end());
