@@ -1,0 +1,162 @@
+// Issue: the scoreboard check (pending register writes per warp) and the scheduler loop that
+// picks, per scheduler, the first warp in policy order that can issue; every slot is charged
+// to one stall reason.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "timing/sm/sm.h"
+#include "timing/trace.h"
+
+namespace simtlab::timing {
+
+bool Sm::hazard(const WarpSlot& w, const func::DInst& d) const {
+  const func::Frame& fr = w.fw->frame();
+  for (unsigned i = 0; i < d.nsrc; ++i) {
+    const uint16_t s = d.src[i];
+    if (s >= func::kPredSlotBase) {
+      const uint32_t a = fr.pred_base + (s - func::kPredSlotBase);
+      if (a < w.pend_pred.size() && w.pend_pred[a]) return true;
+    } else {
+      const uint32_t a = fr.reg_base + s;
+      if (a < w.pend_reg.size() && w.pend_reg[a]) return true;
+    }
+  }
+  for (unsigned i = 0; i < d.ndst; ++i) {
+    const uint16_t s = d.dst[i];
+    if (s >= func::kPredSlotBase) {
+      const uint32_t a = fr.pred_base + (s - func::kPredSlotBase);
+      if (a < w.pend_pred.size() && w.pend_pred[a]) return true;
+    } else {
+      const uint32_t a = fr.reg_base + s;
+      if (a < w.pend_reg.size() && w.pend_reg[a]) return true;
+    }
+  }
+  if (p_.scoreboard_entries && w.pending_writes + d.ndst > p_.scoreboard_entries) return true;
+  return false;
+}
+
+Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
+  *issued = false;
+  if (!w.active || w.func_done) return Stall::idle;
+  func::Warp& fw = *w.fw;
+  if (fw.at_barrier) {
+    w.was_at_barrier = true;
+    return Stall::barrier;
+  }
+  if (w.was_at_barrier) {
+    w.was_at_barrier = false;
+    w.ready_at = std::max(w.ready_at, now + p_.barrier_latency - 1);
+  }
+  if (now < w.ready_at) return Stall::barrier;
+  if (w.ibuf == 0 || now < w.ibuf_ready) return w.redirect ? Stall::control : Stall::fetch;
+  const uint32_t pc = fw.pc();
+  KernelCtx& kc = *w.cta->k;
+  const func::DInst& d = kc.launch->prog->code[pc];
+  if (hazard(w, d)) return Stall::scoreboard;
+  if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+  const UnitKind uk = unit_for(d.exec);
+  const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
+  if (waiting_dispatch_[size_t(uk)] >= cap)
+    return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
+
+  // Issue: compute destination registers in the frame the instruction executes in.
+  InFlight f;
+  f.w = &w;
+  f.d = &d;
+  f.unit = uk;
+  f.age = issue_seq_++;
+  f.issue_cycle = now;
+  f.local_bytes = kc.launch->local_bytes_per_thread;
+  const UnitTiming& t = timing_for(d.exec);
+  const uint32_t passes = (uk == UnitKind::sp || uk == UnitKind::intu) ? passes_ : 1;
+  f.latency = t.latency + passes - 1;
+  f.occupancy = t.interval * passes;
+  const func::Frame fr = fw.frame();
+  for (unsigned i = 0; i < d.nsrc && f.nreads < 8; ++i)
+    if (d.src[i] < func::kPredSlotBase)
+      f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + d.src[i], w.slot));
+  for (unsigned i = 0; i < d.ndst; ++i) {
+    const bool pred = d.dst[i] >= func::kPredSlotBase;
+    const uint32_t a =
+        pred ? fr.pred_base + (d.dst[i] - func::kPredSlotBase) : fr.reg_base + d.dst[i];
+    f.dst[f.ndst] = a;
+    f.dst_pred[f.ndst] = pred;
+    ++f.ndst;
+    auto& v = pred ? w.pend_pred : w.pend_reg;
+    if (a >= v.size()) v.resize(a + 1, 0);
+    ++v[a];
+    ++w.pending_writes;
+  }
+  // Execute functionally (execute-at-issue).
+  kc.cx.cycle = now;
+  kc.cx.cta = w.cta->cta.get();
+  func::step(kc.cx, fw, &rec_);
+  f.lanes = rec_.exec;
+  ++w.inflight;
+  ++w.insts;
+  ++warp_insts_;
+  thread_insts_ += uint64_t(__builtin_popcount(rec_.active));
+  ++kc.warp_insts;
+  kc.thread_insts += uint64_t(__builtin_popcount(rec_.active));
+  ++inst_classes_[size_t(d.exec)];
+  if (trace_) trace_->warp_issue(id_, w.slot, now, pc);
+  if (issue_log_) issue_log_->push_back({now, w.slot});
+  // Instruction buffer and control flow.
+  if (w.ibuf) --w.ibuf;
+  if (rec_.warp_done) {
+    w.func_done = true;
+  } else if (rec_.next_pc != pc + 1) {
+    w.ibuf = 0;
+    w.redirect = true;
+    w.fetch_pending = false;
+    ++w.fetch_gen;
+    if (rec_.branch && p_.branch_penalty) w.ready_at = now + 1 + p_.branch_penalty;
+  }
+  if (rec_.divergent) {
+    ++divergent_branches_;
+    if (p_.reconvergence_penalty)
+      w.ready_at = std::max(w.ready_at, now + 1 + p_.reconvergence_penalty);
+  }
+  if (fw.at_barrier) w.was_at_barrier = true;
+  // Into a collector unit.
+  for (size_t i = 0; i < collectors_.size(); ++i) {
+    if (collectors_[i].w) continue;
+    collectors_[i] = f;
+    if (uk == UnitKind::ldst) mem_recs_[i] = rec_;
+    ++collectors_busy_;
+    ++waiting_dispatch_[size_t(uk)];
+    break;
+  }
+  *issued = true;
+  return Stall::issued;
+}
+
+void Sm::issue(uint64_t now) {
+  for (auto& s : scheds_) {
+    Stall best = Stall::idle;
+    bool issued = false;
+    for (WarpSlot* w : s->order()) {
+      const Stall r = try_issue(*w, now, &issued);
+      if (issued) {
+        s->issued(w);
+        break;
+      }
+      if (r == Stall::scoreboard && w->pending_writes) {
+        // A dependency on a pending load is a long stall for the two-level scheduler.
+        s->long_stall(w);
+      }
+      if (r < best) best = r;
+    }
+    const Stall r = issued ? Stall::issued : best;
+    ++stalls_[size_t(r)];
+    last_reasons_[size_t(&s - scheds_.data())] = r;
+    if (issued) {
+      last_progress_ = now;
+      active_this_cycle_ = true;
+    }
+  }
+}
+
+}  // namespace simtlab::timing
