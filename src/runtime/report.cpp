@@ -265,6 +265,25 @@ std::string summary_text(const json& run) {
   if (t["cycles"].get<uint64_t>())
     s +=
         fmt::format(", {} cycles, IPC {:.2f}", t["cycles"].get<uint64_t>(), t["ipc"].get<double>());
+  if (run.contains("stats") && run["stats"]["gpu"].contains("sm_total")) {
+    const json& g = run["stats"]["gpu"];
+    const json& st = g["sm_total"]["stall"]["values"];
+    uint64_t slots = 0;
+    for (auto& [k, v] : st.items()) slots += v.get<uint64_t>();
+    std::vector<std::pair<uint64_t, std::string>> top;
+    for (auto& [k, v] : st.items()) top.push_back({v.get<uint64_t>(), k});
+    std::sort(top.rbegin(), top.rend());
+    s += "\nsimtlab: issue slots:";
+    for (size_t i = 0; i < top.size() && i < 4 && slots; ++i)
+      s += fmt::format("{} {:.0f}% {}", i ? "," : "", 100.0 * double(top[i].first) / double(slots),
+                       top[i].second);
+    auto rate = [&](const std::string& path) { return stat_value(g, path); };
+    const double l1a = rate("sm_total.l1d.accesses"), l2a = rate("mem.l2_total.accesses");
+    if (l1a) s += fmt::format("; L1D miss rate {:.0f}%", 100.0 * rate("sm_total.l1d.misses") / l1a);
+    if (l2a) s += fmt::format(", L2 {:.0f}%", 100.0 * rate("mem.l2_total.misses") / l2a);
+    const double rh = rate("mem.dram_total.row_hits"), rm = rate("mem.dram_total.row_misses");
+    if (rh + rm) s += fmt::format(", DRAM row-buffer hits {:.0f}%", 100.0 * rh / (rh + rm));
+  }
   s += fmt::format("\nsimtlab: simulated in {:.2f} s: {:.3g} thread-inst/s, {:.3g} warp-inst/s",
                    r["wall_seconds"].get<double>(), r["thread_insts_per_s"].get<double>(),
                    r["warp_insts_per_s"].get<double>());
