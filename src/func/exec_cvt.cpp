@@ -9,12 +9,9 @@
 //
 // All rounding to narrower formats is exact software rounding (fp::round_pack), so no
 // handler here changes the FPU mode. Build note: compile with -frounding-math.
-#include <array>
 #include <type_traits>
-#include <utility>
 
-#include "func/exec_common.h"
-#include "func/fp.h"
+#include "func/exec_fp_tables.h"
 
 namespace simtlab::func {
 
@@ -30,70 +27,13 @@ using fp::FmtTF32;
 using fp::Round;
 using ptx::Type;
 
-// ---- lane loops (as in exec_float.cpp; no FPU mode changes here) -----------------------------
-
-template <int N>
-struct KBase {
-  static constexpr int arity = N;
-};
-
-template <class K>
-void h1(ExecContext&, Warp& w, const DInst& d, LaneMask exec) {
-  uint64_t t1;
-  const Lanes a = src_lanes(w, d.op[1], t1);
-  uint64_t* out = dst_lanes(w, d.op[0]);
-  for_lanes(exec, [&](unsigned l) { out[l] = K::f(a[l]); });
-}
-
-template <class K>
-void h2(ExecContext&, Warp& w, const DInst& d, LaneMask exec) {
-  uint64_t t1, t2;
-  const Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
-  uint64_t* out = dst_lanes(w, d.op[0]);
-  for_lanes(exec, [&](unsigned l) { out[l] = K::f(a[l], b[l]); });
-}
-
-template <class K>
-constexpr Handler hnd() {
-  if constexpr (K::arity == 1)
-    return &h1<K>;
-  else
-    return &h2<K>;
-}
-
-/// Handler tables over (rounding, modifier set); Fam::K<R, M> is the kernel. Fam may map
-/// R/M to canonical values so that irrelevant combinations share one instantiation.
-template <class Fam, Round R, unsigned... I>
-constexpr auto row(std::integer_sequence<unsigned, I...>) {
-  return std::array<Handler, sizeof...(I)>{hnd<typename Fam::template K<R, I>>()...};
-}
-
-template <class Fam, unsigned NM>
-Handler pick(Round r, unsigned m) {
-  using Seq = std::make_integer_sequence<unsigned, NM>;
-  static constexpr auto t_rn = row<Fam, Round::rn>(Seq{});
-  static constexpr auto t_rz = row<Fam, Round::rz>(Seq{});
-  static constexpr auto t_rm = row<Fam, Round::rm>(Seq{});
-  static constexpr auto t_rp = row<Fam, Round::rp>(Seq{});
-  if (m >= NM) return nullptr;
-  switch (r) {
-    case Round::rn:
-      return t_rn[m];
-    case Round::rz:
-      return t_rz[m];
-    case Round::rm:
-      return t_rm[m];
-    case Round::rp:
-      return t_rp[m];
-    default:
-      return nullptr;
-  }
-}
+using fptab::hnd;
+using fptab::KBase;
+using fptab::pick;
 
 template <class Fam, unsigned NM>
 Handler pick_rna(unsigned m) {
-  static constexpr auto t = row<Fam, Round::rna>(std::make_integer_sequence<unsigned, NM>{});
-  return m < NM ? t[m] : nullptr;
+  return fptab::pick_m<Fam, NM, Round::rna>(m);
 }
 
 // ---- value helpers ---------------------------------------------------------------------------

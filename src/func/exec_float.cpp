@@ -6,11 +6,7 @@
 // modifier tests). Directed rounding of f32/f64 sets the host FPU mode once per instruction.
 //
 // Build note: this file must be compiled with -frounding-math.
-#include <array>
-#include <utility>
-
-#include "func/exec_common.h"
-#include "func/fp.h"
+#include "func/exec_fp_tables.h"
 
 namespace simtlab::func {
 
@@ -19,53 +15,10 @@ namespace {
 using fp::Round;
 using ptx::Type;
 
-// ---- lane loops ------------------------------------------------------------------------------
-// A kernel K has `static constexpr int arity` (1..3), `static constexpr Round fpu` (the FPU
-// rounding mode to run with) and `static uint64_t f(uint64_t...)` on raw register bits.
-
-template <int N, Round R = Round::rn>
-struct KBase {
-  static constexpr int arity = N;
-  static constexpr Round fpu = R;
-};
-
-template <class K>
-void h1(ExecContext&, Warp& w, const DInst& d, LaneMask exec) {
-  uint64_t t1;
-  const Lanes a = src_lanes(w, d.op[1], t1);
-  uint64_t* out = dst_lanes(w, d.op[0]);
-  fp::RoundScope<K::fpu> scope;
-  for_lanes(exec, [&](unsigned l) { out[l] = K::f(a[l]); });
-}
-
-template <class K>
-void h2(ExecContext&, Warp& w, const DInst& d, LaneMask exec) {
-  uint64_t t1, t2;
-  const Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2);
-  uint64_t* out = dst_lanes(w, d.op[0]);
-  fp::RoundScope<K::fpu> scope;
-  for_lanes(exec, [&](unsigned l) { out[l] = K::f(a[l], b[l]); });
-}
-
-template <class K>
-void h3(ExecContext&, Warp& w, const DInst& d, LaneMask exec) {
-  uint64_t t1, t2, t3;
-  const Lanes a = src_lanes(w, d.op[1], t1), b = src_lanes(w, d.op[2], t2),
-              c = src_lanes(w, d.op[3], t3);
-  uint64_t* out = dst_lanes(w, d.op[0]);
-  fp::RoundScope<K::fpu> scope;
-  for_lanes(exec, [&](unsigned l) { out[l] = K::f(a[l], b[l], c[l]); });
-}
-
-template <class K>
-constexpr Handler hnd() {
-  if constexpr (K::arity == 1)
-    return &h1<K>;
-  else if constexpr (K::arity == 2)
-    return &h2<K>;
-  else
-    return &h3<K>;
-}
+using fptab::hnd;
+using fptab::KBase;
+using fptab::pick;
+using fptab::pick_m;
 
 /// Applies a 16-bit kernel to both halves of a packed x2 register (element 0 = low half).
 template <class K>
@@ -80,44 +33,6 @@ struct X2 : KBase<K::arity, K::fpu> {
     return K::f(lo(a), lo(b), lo(c)) | (K::f(hi(a), hi(b), hi(c)) << 16);
   }
 };
-
-// ---- decode-time tables ------------------------------------------------------------------
-// A family `Fam` has `template <Round R, unsigned M> using K = ...` (M: modifier bit set).
-// pick<Fam, NM>(r, m) returns the handler of Fam::K<r, m> from a constexpr table.
-
-template <class Fam, Round R, unsigned... I>
-constexpr auto row(std::integer_sequence<unsigned, I...>) {
-  return std::array<Handler, sizeof...(I)>{hnd<typename Fam::template K<R, I>>()...};
-}
-
-template <class Fam, unsigned NM>
-Handler pick(Round r, unsigned m) {
-  using Seq = std::make_integer_sequence<unsigned, NM>;
-  static constexpr auto t_rn = row<Fam, Round::rn>(Seq{});
-  static constexpr auto t_rz = row<Fam, Round::rz>(Seq{});
-  static constexpr auto t_rm = row<Fam, Round::rm>(Seq{});
-  static constexpr auto t_rp = row<Fam, Round::rp>(Seq{});
-  if (m >= NM) return nullptr;
-  switch (r) {
-    case Round::rn:
-      return t_rn[m];
-    case Round::rz:
-      return t_rz[m];
-    case Round::rm:
-      return t_rm[m];
-    case Round::rp:
-      return t_rp[m];
-    default:
-      return nullptr;
-  }
-}
-
-/// Families without a rounding mode.
-template <class Fam, unsigned NM>
-Handler pick_m(unsigned m) {
-  static constexpr auto t = row<Fam, Round::rn>(std::make_integer_sequence<unsigned, NM>{});
-  return m < NM ? t[m] : nullptr;
-}
 
 // ---- f32 / f64 kernels ---------------------------------------------------------------------
 

@@ -603,31 +603,11 @@ void h_vabsdiff4(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
 
 // ---- selection ------------------------------------------------------------------------------
 
-#define PICK(H)            \
-  switch (in.type) {       \
-    case Type::s16:        \
-      return &H<int16_t>;  \
-    case Type::s32:        \
-      return &H<int32_t>;  \
-    case Type::s64:        \
-      return &H<int64_t>;  \
-    case Type::u16:        \
-    case Type::b16:        \
-      return &H<uint16_t>; \
-    case Type::u32:        \
-    case Type::b32:        \
-      return &H<uint32_t>; \
-    case Type::u64:        \
-    case Type::b64:        \
-      return &H<uint64_t>; \
-    case Type::s8:         \
-      return &H<int8_t>;   \
-    case Type::u8:         \
-    case Type::b8:         \
-      return &H<uint8_t>;  \
-    default:               \
-      return nullptr;      \
-  }
+/// Every integer type; PICK_NO8 leaves out the 8-bit ones (PTX allows them only for some ops).
+#define PICK(H)                                                       \
+  if (in.type == Type::s8) return &H<int8_t>;                         \
+  if (in.type == Type::u8 || in.type == Type::b8) return &H<uint8_t>; \
+  PICK_NO8(H)
 
 #define PICK_NO8(H)        \
   switch (in.type) {       \

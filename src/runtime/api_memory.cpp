@@ -89,6 +89,18 @@ cudaError_t do_memset(Runtime& rt, void* p, int value, size_t n, const char* api
   return cudaSuccess;
 }
 
+/// Drains pending work and resolves [offset, offset + count) of a registered variable to a
+/// device address; cudaErrorInvalidSymbol / cudaErrorInvalidValue otherwise.
+cudaError_t symbol_range(Runtime& rt, const void* symbol, size_t count, size_t offset, Addr* a) {
+  rt.drain();
+  size_t size = 0;
+  const cudaError_t e = rt.var_address(symbol, a, &size);
+  if (e != cudaSuccess) return e;
+  if (offset + count > size) return cudaErrorInvalidValue;
+  *a += offset;
+  return cudaSuccess;
+}
+
 }  // namespace
 
 extern "C" {
@@ -350,16 +362,13 @@ cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent e) {
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
                                cudaMemcpyKind kind) {
   Runtime& rt = Runtime::get();
-  rt.drain();
   Addr a = 0;
-  size_t size = 0;
-  const cudaError_t e = rt.var_address(symbol, &a, &size);
-  if (e != cudaSuccess) return rt.ret(e);
-  if (offset + count > size) return rt.ret(cudaErrorInvalidValue);
+  if (const cudaError_t e = symbol_range(rt, symbol, count, offset, &a); e != cudaSuccess)
+    return rt.ret(e);
   if (kind == cudaMemcpyDefault)
     kind = rt.dev().valid(reinterpret_cast<Addr>(src), count) ? cudaMemcpyDeviceToDevice
                                                               : cudaMemcpyHostToDevice;
-  return do_copy(rt, reinterpret_cast<void*>(a + offset), src, count, kind, "cudaMemcpyToSymbol");
+  return do_copy(rt, reinterpret_cast<void*>(a), src, count, kind, "cudaMemcpyToSymbol");
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
@@ -370,17 +379,13 @@ cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
                                  cudaMemcpyKind kind) {
   Runtime& rt = Runtime::get();
-  rt.drain();
   Addr a = 0;
-  size_t size = 0;
-  const cudaError_t e = rt.var_address(symbol, &a, &size);
-  if (e != cudaSuccess) return rt.ret(e);
-  if (offset + count > size) return rt.ret(cudaErrorInvalidValue);
+  if (const cudaError_t e = symbol_range(rt, symbol, count, offset, &a); e != cudaSuccess)
+    return rt.ret(e);
   if (kind == cudaMemcpyDefault)
     kind = rt.dev().valid(reinterpret_cast<Addr>(dst), count) ? cudaMemcpyDeviceToDevice
                                                               : cudaMemcpyDeviceToHost;
-  return do_copy(rt, dst, reinterpret_cast<const void*>(a + offset), count, kind,
-                 "cudaMemcpyFromSymbol");
+  return do_copy(rt, dst, reinterpret_cast<const void*>(a), count, kind, "cudaMemcpyFromSymbol");
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,

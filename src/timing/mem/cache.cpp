@@ -421,21 +421,8 @@ AccessResult Cache::access(const MemReq& req, uint64_t now) {
     const bool forward = pl.store && pl.through;
     if (!room(1 + (forward ? 1 : 0))) return fail(FailCause::miss_queue_full);
     repl_->on_hit(set, uint32_t(slot) % p_.assoc);
-    const int32_t nm = alloc_mshr(la, slot);
-    Mshr& ms = mshrs_[nm];
-    const uint32_t fetch = expand(pl.need & ~l.valid, la) & ~uint32_t(l.valid);
-    ms.requested = uint8_t(fetch);
-    ms.touched = pl.units;
-    ms.n = 1;
-    Waiter& w = waiters_[size_t(nm) * p_.mshr_merge];
-    w.req = req;
-    w.plan = pl;
-    w.forwarded = forward;
-    push_fill(req, la, fetch);
-    if (forward) miss_q_.push_back(req);
-    ++accesses_[k];
-    ++misses_[k];
-    return {AccessStatus::miss};
+    return start_miss(req, pl, la, slot, expand(pl.need & ~l.valid, la) & ~uint32_t(l.valid),
+                      forward);
   }
 
   // Absent line.
@@ -480,9 +467,13 @@ AccessResult Cache::access(const MemReq& req, uint64_t now) {
     evict(v);
     install(v, la);
   }
-  const int32_t nm = alloc_mshr(la, v);
+  return start_miss(req, pl, la, v, on_fill_ ? line_units(la) : expand(pl.need, la), forward);
+}
+
+AccessResult Cache::start_miss(const MemReq& req, const Plan& pl, Addr la, int32_t slot,
+                               uint32_t fetch, bool forward) {
+  const int32_t nm = alloc_mshr(la, slot);
   Mshr& ms = mshrs_[nm];
-  const uint32_t fetch = on_fill_ ? line_units(la) : expand(pl.need, la);
   ms.requested = uint8_t(fetch);
   ms.touched = pl.units;
   ms.n = 1;
@@ -492,6 +483,7 @@ AccessResult Cache::access(const MemReq& req, uint64_t now) {
   w.forwarded = forward;
   push_fill(req, la, fetch);
   if (forward) miss_q_.push_back(req);
+  const unsigned k = unsigned(req.kind);
   ++accesses_[k];
   ++misses_[k];
   return {AccessStatus::miss};

@@ -183,6 +183,11 @@ class Cache {
   void install(int32_t slot, Addr la);
   int32_t alloc_mshr(Addr la, int32_t slot);
   void push_fill(const MemReq& req, Addr la, uint32_t units);
+  /// Allocates an MSHR for line `la` (bound to `slot`, or -1 with allocate-on-fill), records
+  /// `req` as its first waiter, requests the `fetch` units below and forwards a write-through
+  /// store; counts the access as a miss.
+  AccessResult start_miss(const MemReq& req, const Plan& pl, Addr la, int32_t slot, uint32_t fetch,
+                          bool forward);
   bool room(uint32_t slots) const { return miss_q_.size() + slots <= p_.miss_queue; }
   void perform(MemReq& req, const Plan& plan, int32_t slot);
   void release(int32_t m, uint64_t now);

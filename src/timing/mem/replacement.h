@@ -6,7 +6,8 @@
 // cache prefers invalid ways itself and asks the policy only when every candidate is valid.
 // Policies are deterministic: `random` draws from its own seeded generator.
 //
-// Adding a policy: one file defining a factory, plus one line in the table in replacement.cpp.
+// Adding a policy: one file defining a factory (repl_stamp.cpp holds lru and fifo), plus one line
+// in the table in replacement.cpp.
 #pragma once
 
 #include <cstdint>
