@@ -43,6 +43,14 @@ std::optional<Space> space_of(std::string_view s) {
   return std::nullopt;
 }
 
+/// The value of `s` in a modifier table, or nullopt.
+template <class T>
+std::optional<T> lookup(const std::unordered_map<std::string_view, T>& t, std::string_view s) {
+  auto it = t.find(s);
+  if (it == t.end()) return std::nullopt;
+  return it->second;
+}
+
 std::optional<Cmp> cmp_of(std::string_view s) {
   static const std::unordered_map<std::string_view, Cmp> t = {
       {".eq", Cmp::eq},   {".ne", Cmp::ne},   {".lt", Cmp::lt},   {".le", Cmp::le},
@@ -50,9 +58,7 @@ std::optional<Cmp> cmp_of(std::string_view s) {
       {".hi", Cmp::hi},   {".hs", Cmp::hs},   {".equ", Cmp::equ}, {".neu", Cmp::neu},
       {".ltu", Cmp::ltu}, {".leu", Cmp::leu}, {".gtu", Cmp::gtu}, {".geu", Cmp::geu},
       {".num", Cmp::num}, {".nan", Cmp::nan}};
-  auto it = t.find(s);
-  if (it == t.end()) return std::nullopt;
-  return it->second;
+  return lookup(t, s);
 }
 
 std::optional<Round> round_of(std::string_view s) {
@@ -60,9 +66,7 @@ std::optional<Round> round_of(std::string_view s) {
       {".rn", Round::rn},   {".rz", Round::rz},   {".rm", Round::rm},   {".rp", Round::rp},
       {".rna", Round::rna}, {".rni", Round::rni}, {".rzi", Round::rzi}, {".rmi", Round::rmi},
       {".rpi", Round::rpi}, {".rs", Round::rs}};
-  auto it = t.find(s);
-  if (it == t.end()) return std::nullopt;
-  return it->second;
+  return lookup(t, s);
 }
 
 std::optional<AtomOp> atom_of(std::string_view s) {
@@ -70,9 +74,7 @@ std::optional<AtomOp> atom_of(std::string_view s) {
       {".add", AtomOp::add}, {".inc", AtomOp::inc}, {".dec", AtomOp::dec}, {".exch", AtomOp::exch},
       {".cas", AtomOp::cas}, {".min", AtomOp::min}, {".max", AtomOp::max}, {".and", AtomOp::and_},
       {".or", AtomOp::or_},  {".xor", AtomOp::xor_}};
-  auto it = t.find(s);
-  if (it == t.end()) return std::nullopt;
-  return it->second;
+  return lookup(t, s);
 }
 
 std::optional<Geom> geom_of(std::string_view s) {
@@ -80,9 +82,7 @@ std::optional<Geom> geom_of(std::string_view s) {
       {".1d", Geom::d1},       {".2d", Geom::d2},     {".3d", Geom::d3},
       {".a1d", Geom::a1d},     {".a2d", Geom::a2d},   {".cube", Geom::cube},
       {".acube", Geom::acube}, {".2dms", Geom::d2ms}, {".a2dms", Geom::a2dms}};
-  auto it = t.find(s);
-  if (it == t.end()) return std::nullopt;
-  return it->second;
+  return lookup(t, s);
 }
 
 std::optional<std::pair<Sreg, bool>> sreg_of(std::string_view s) {

@@ -1,22 +1,14 @@
 // Greedy-then-oldest: the warp that issued last keeps priority while it can issue; the rest
 // follow oldest first (Rogers, O'Connor, Aamodt, MICRO 2012).
-#include <algorithm>
-
 #include "timing/sm/scheduler.h"
-#include "timing/sm/warp_slot.h"
 
 namespace simtlab::timing {
 
 namespace {
-class Gto : public WarpScheduler {
+class Gto : public AgeOrderedScheduler {
  public:
-  void add(WarpSlot* w) override {
-    warps_.insert(std::upper_bound(warps_.begin(), warps_.end(), w,
-                                   [](WarpSlot* a, WarpSlot* b) { return a->age < b->age; }),
-                  w);
-  }
   void remove(WarpSlot* w) override {
-    warps_.erase(std::remove(warps_.begin(), warps_.end(), w), warps_.end());
+    AgeOrderedScheduler::remove(w);
     if (last_ == w) last_ = nullptr;
   }
   const std::vector<WarpSlot*>& order() override {
@@ -29,7 +21,7 @@ class Gto : public WarpScheduler {
   void issued(WarpSlot* w) override { last_ = w; }
 
  private:
-  std::vector<WarpSlot*> warps_, out_;  // warps_ sorted oldest first
+  std::vector<WarpSlot*> out_;
   WarpSlot* last_ = nullptr;
 };
 }  // namespace

@@ -7,6 +7,16 @@
 
 namespace simtlab::timing {
 
+void AgeOrderedScheduler::add(WarpSlot* w) {
+  warps_.insert(std::upper_bound(warps_.begin(), warps_.end(), w,
+                                 [](WarpSlot* a, WarpSlot* b) { return a->age < b->age; }),
+                w);
+}
+
+void AgeOrderedScheduler::remove(WarpSlot* w) {
+  warps_.erase(std::remove(warps_.begin(), warps_.end(), w), warps_.end());
+}
+
 std::unique_ptr<WarpScheduler> make_lrr_scheduler();
 std::unique_ptr<WarpScheduler> make_gto_scheduler();
 std::unique_ptr<WarpScheduler> make_oldest_scheduler();

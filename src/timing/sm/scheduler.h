@@ -34,6 +34,17 @@ class WarpScheduler {
   virtual void long_stall(WarpSlot* w) { (void)w; }
 };
 
+/// Base of the age-ordered policies (gto, oldest): keeps its warps sorted oldest first
+/// (WarpSlot::age, dispatch order; equal ages keep insertion order).
+class AgeOrderedScheduler : public WarpScheduler {
+ public:
+  void add(WarpSlot* w) override;
+  void remove(WarpSlot* w) override;
+
+ protected:
+  std::vector<WarpSlot*> warps_;  // oldest first
+};
+
 /// Create a scheduler by policy name (throws UserError on an unknown name).
 std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy, uint32_t two_level_active);
 
