@@ -27,7 +27,11 @@ endfunction()
 # simtlab_cuda_program(name SOURCES ... [FLAGS ...] [DIR dir]): build an executable with
 # `nvcc -cudart shared`, the way users build programs for `simtlab run`.
 function(simtlab_cuda_program name)
-  cmake_parse_arguments(A "" "DIR" "SOURCES;FLAGS" ${ARGN})
+  cmake_parse_arguments(A "STATIC_RUNTIME" "DIR" "SOURCES;FLAGS" ${ARGN})
+  set(cudart shared)
+  if(A_STATIC_RUNTIME)
+    set(cudart static)
+  endif()
   set(abs_srcs)
   foreach(src ${A_SOURCES})
     get_filename_component(abs ${src} ABSOLUTE)
@@ -35,7 +39,7 @@ function(simtlab_cuda_program name)
   endforeach()
   set(out ${A_DIR}/${name})
   add_custom_command(OUTPUT ${out}
-    COMMAND ${NVCC_EXECUTABLE} -cudart shared ${A_FLAGS} -o ${out} ${abs_srcs}
-    DEPENDS ${abs_srcs} COMMENT "nvcc -cudart shared ${name}" VERBATIM)
+    COMMAND ${NVCC_EXECUTABLE} -cudart ${cudart} ${A_FLAGS} -o ${out} ${abs_srcs}
+    DEPENDS ${abs_srcs} COMMENT "nvcc -cudart ${cudart} ${name}" VERBATIM)
   add_custom_target(${name}_prog ALL DEPENDS ${out})
 endfunction()

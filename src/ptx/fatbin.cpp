@@ -442,8 +442,9 @@ std::vector<const Entry*> select_ptx(const std::vector<Entry>& entries, uint32_t
       fatal(
           "fatbin module #{} only has PTX for compute_{} or newer, but the simulated GPU is "
           "sm_{}; rebuild with `-arch=sm_{}` or `-gencode arch=compute_{},code=compute_{}`, or "
-          "simulate a newer GPU",
-          c, lowest, max_arch, max_arch, max_arch, max_arch);
+          "simulate a GPU of that compute capability (`simtlab run --set gpu.cc_major={} --set "
+          "gpu.cc_minor={} ...`)",
+          c, lowest, max_arch, max_arch, max_arch, max_arch, lowest / 10, lowest % 10);
     out.push_back(best);
   }
   return out;

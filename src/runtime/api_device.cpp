@@ -1,7 +1,9 @@
 // Device management, properties and attributes (answered from the simulated GPU's
 // configuration, not a real card), limits, function attributes and occupancy.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -362,7 +364,12 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     attr->maxThreadsPerBlock = int(std::min<uint64_t>(
         attr->maxThreadsPerBlock, uint64_t(f.maxntid.x) * f.maxntid.y * f.maxntid.z));
   attr->numRegs = int(rt.registers_per_thread(*k));
-  attr->ptxVersion = int(k->prog->ir->version_major * 10 + k->prog->ir->version_minor);
+  // The virtual architecture the PTX targets (`.target sm_80` -> 80), not the PTX ISA version:
+  // CUB's PtxVersion() multiplies it by 10 and compares it with __CUDA_ARCH__ to pick its
+  // tuning policy.
+  attr->ptxVersion = 0;
+  for (const std::string& t : k->prog->ir->target)
+    if (t.rfind("sm_", 0) == 0) attr->ptxVersion = std::atoi(t.c_str() + 3);
   attr->binaryVersion = int(rt.params().gpu.cc_major * 10 + rt.params().gpu.cc_minor);
   attr->maxDynamicSharedSizeBytes =
       int(rt.params().sm.max_shared_per_block - k->prog->layout.static_shared);

@@ -183,6 +183,7 @@ json build_run_json(const config::Config& cfg, const std::string& mode,
     e["dynamic_shared_bytes"] = k.dynamic_shared;
     e["regs_per_thread"] = k.regs_per_thread;
     e["regs_source"] = k.regs_source;
+    e["regs_wanted"] = k.regs_wanted;
     e["ctas"] = k.result.ctas;
     e["warp_insts"] = k.result.warp_insts;
     e["thread_insts"] = k.result.thread_insts;

@@ -405,10 +405,41 @@ std::vector<CallConfig>& Runtime::call_stack() {
   return stack;
 }
 
-uint32_t Runtime::registers_per_thread(const KernelRec& k) const {
+Runtime::RegisterAlloc Runtime::register_alloc(const KernelRec& k) const {
+  RegisterAlloc r;
   for (const auto& ki : k.fatbin->cubin_info)
-    if (ki.name == k.name && ki.regs) return ki.regs;
-  return k.prog ? k.prog->estimated_regs : 0;
+    if (ki.name == k.name && ki.regs) {
+      r.wanted = ki.regs;
+      r.source = "cubin";
+    }
+  if (!r.wanted && k.prog) r.wanted = k.prog->estimated_regs;
+  r.regs = r.wanted;
+  auto cap = [&](uint32_t limit, std::string why) {
+    if (limit < r.regs) {
+      r.regs = limit;
+      r.capped_by = std::move(why);
+    }
+  };
+  const auto& sm = params_.sm;
+  cap(sm.max_regs_per_thread, fmt::format("sm.max_regs_per_thread = {}", sm.max_regs_per_thread));
+  if (!k.prog) return r;
+  const auto& f = k.prog->ir->funcs[k.prog->kernel_func];
+  if (f.maxnreg) cap(f.maxnreg, fmt::format(".maxnreg {}", f.maxnreg));
+  const Dim3& bound = f.reqntid.x ? f.reqntid : f.maxntid;
+  if (bound.x) {
+    const uint64_t threads = uint64_t(bound.x) * std::max(bound.y, 1u) * std::max(bound.z, 1u);
+    const uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
+    const uint64_t ctas = std::max(f.minnctapersm, 1u);
+    uint32_t fit = r.regs;
+    while (fit > 0 &&
+           align_up(uint64_t(fit) * sm.warp_size, sm.reg_alloc_granularity) * warps * ctas >
+               sm.registers)
+      --fit;
+    if (fit > 0)
+      cap(fit, fmt::format("launch bounds: {} CTA(s) of {} threads must fit {} registers", ctas,
+                           threads, sm.registers));
+  }
+  return r;
 }
 
 cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
@@ -430,7 +461,13 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
     return ret(too_many && b.count() <= 1024 ? cudaErrorInvalidValue
                                              : cudaErrorInvalidConfiguration);
   }
-  const uint32_t regs = registers_per_thread(k);
+  const RegisterAlloc ra = register_alloc(k);
+  const uint32_t regs = ra.regs;
+  if (!ra.capped_by.empty() && capped_noted_.insert(k.name).second)
+    warn(fmt::format(
+        "note: {} wants {} registers per thread ({}); simulated with {} ({}), as ptxas would "
+        "allocate for this GPU; its spill code is not modelled",
+        k.name, ra.wanted, ra.source, regs, ra.capped_by));
   if (uint64_t(regs) * b.count() > params_.sm.registers) {
     warn(fmt::format(
         "launch of {} failed: {} threads x {} registers exceed the {} registers of an SM", k.name,
@@ -450,9 +487,8 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
   rec.block = b;
   rec.dynamic_shared = uint32_t(shared);
   rec.regs_per_thread = regs;
-  rec.regs_source = "ptx-estimate";
-  for (const auto& ki : k.fatbin->cubin_info)
-    if (ki.name == k.name && ki.regs) rec.regs_source = "cubin";
+  rec.regs_source = ra.source;
+  rec.regs_wanted = ra.wanted;
   if (deferred(s)) {
     func::StreamOp op;
     op.kind = func::StreamOp::Kind::kernel;

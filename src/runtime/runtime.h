@@ -157,7 +157,19 @@ class Runtime {
   void fill_properties(cudaDeviceProp* p) const;
   int attribute(cudaDeviceAttr a, bool* ok) const;
   int occupancy_blocks(const func::Program& k, int block_threads, size_t dyn_shared) const;
-  uint32_t registers_per_thread(const KernelRec& k) const;
+  /// Registers per thread a kernel gets on the simulated GPU.
+  struct RegisterAlloc {
+    uint32_t regs = 0;                    // what occupancy and the launch check use
+    uint32_t wanted = 0;                  // from the cubin or the PTX estimate
+    std::string source = "ptx-estimate";  // or "cubin"
+    std::string capped_by;                // why regs < wanted ("" when equal)
+  };
+  /// `wanted` comes from the cubin (.nv.info) when the fatbin has one for the kernel, else from
+  /// the PTX liveness estimate. Like ptxas compiling for the simulated GPU, `regs` is then
+  /// capped at sm.max_regs_per_thread, the kernel's .maxnreg, and the most registers that let
+  /// a CTA of .maxntid/.reqntid threads (.minnctapersm of them) fit the SM's register file.
+  RegisterAlloc register_alloc(const KernelRec& k) const;
+  uint32_t registers_per_thread(const KernelRec& k) const { return register_alloc(k).regs; }
 
   size_t limit_stack() const { return dev_->options().stack_bytes; }
   std::mutex& mutex() { return mu_; }
@@ -191,6 +203,7 @@ class Runtime {
   cudaError_t last_ = cudaSuccess;
   cudaError_t sticky_ = cudaSuccess;
   std::set<std::string> warned_;
+  std::set<std::string> capped_noted_;  // kernels whose register cap was reported
 };
 
 /// Convert simtlab exceptions thrown inside an API call into CUDA errors.

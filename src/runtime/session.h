@@ -19,7 +19,8 @@ struct KernelRecord {
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
   uint32_t regs_per_thread = 0;
-  std::string regs_source;  // "cubin" or "ptx-estimate"
+  std::string regs_source;   // "cubin" or "ptx-estimate"
+  uint32_t regs_wanted = 0;  // before the cap for the simulated GPU (Runtime::register_alloc)
   func::LaunchResult result;
   double wall_seconds = 0;
   nlohmann::json stats;  // timing-mode stats tree of this launch (empty in functional mode)

@@ -1,5 +1,6 @@
 #include "tools/gpgpusim_import.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -104,6 +105,15 @@ const std::map<std::string, Mapper>& mappers() {
     };
     t["gpgpu_shader_registers"] = direct("sm.registers");
     t["gpgpu_shader_cta"] = direct("sm.max_ctas");
+    // The architecture GPGPU-Sim sizes occupancy for (20 = sm_20): its per-thread register
+    // limit (CUDA C Programming Guide, technical specifications: 63 up to cc 3.0, 255 from 3.5).
+    t["gpgpu_occupancy_sm_number"] = [](const std::string& v, const Emit& e) {
+      char* end = nullptr;
+      const long sm = std::strtol(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end || sm < 10) return false;
+      e("sm.max_regs_per_thread", sm >= 35 ? "255" : sm >= 20 ? "63" : "124");
+      return true;
+    };
     t["gpgpu_num_sched_per_core"] = direct("sm.num_schedulers");
     t["gpgpu_num_reg_banks"] = direct("sm.num_reg_banks");
     t["gpgpu_operand_collector_num_units_sp"] = direct("sm.collector_units");

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,25 +34,38 @@ namespace fs = std::filesystem;
 namespace {
 
 /// DT_NEEDED entries of an ELF file (empty if not a dynamic ELF).
-std::vector<std::string> needed_libs(const std::string& path, bool* is_elf) {
-  std::vector<std::string> out;
-  *is_elf = false;
+/// What `simtlab run` needs to know about the program it starts.
+struct ElfInfo {
+  bool is_elf = false;
+  bool has_fatbin = false;          // a .nv_fatbin section: the program carries CUDA code
+  std::vector<std::string> needed;  // DT_NEEDED libraries
+};
+
+ElfInfo inspect_elf(const std::string& path) {
+  ElfInfo info;
+  std::vector<std::string>& out = info.needed;
   std::ifstream f(path, std::ios::binary);
-  if (!f) return out;
+  if (!f) return info;
   std::vector<char> img((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (img.size() < sizeof(Elf64_Ehdr) || std::memcmp(img.data(), ELFMAG, SELFMAG) != 0) return out;
-  *is_elf = true;
+  if (img.size() < sizeof(Elf64_Ehdr) || std::memcmp(img.data(), ELFMAG, SELFMAG) != 0) return info;
+  info.is_elf = true;
   Elf64_Ehdr eh;
   std::memcpy(&eh, img.data(), sizeof eh);
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shoff == 0) return out;
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shoff == 0) return info;
   auto shdr = [&](size_t i) {
     Elf64_Shdr s{};
     const size_t off = eh.e_shoff + i * sizeof(Elf64_Shdr);
     if (off + sizeof s <= img.size()) std::memcpy(&s, img.data() + off, sizeof s);
     return s;
   };
+  const Elf64_Shdr names = eh.e_shstrndx < eh.e_shnum ? shdr(eh.e_shstrndx) : Elf64_Shdr{};
   for (size_t i = 0; i < eh.e_shnum; ++i) {
     const Elf64_Shdr s = shdr(i);
+    const size_t no = names.sh_offset + s.sh_name;
+    if (names.sh_size && s.sh_name < names.sh_size && no < img.size() &&
+        std::string_view(img.data() + no, strnlen(img.data() + no, img.size() - no)) ==
+            ".nv_fatbin")
+      info.has_fatbin = true;
     if (s.sh_type != SHT_DYNAMIC || s.sh_link >= eh.e_shnum) continue;
     const Elf64_Shdr str = shdr(s.sh_link);
     for (size_t o = s.sh_offset;
@@ -66,7 +80,7 @@ std::vector<std::string> needed_libs(const std::string& path, bool* is_elf) {
       out.emplace_back(img.data() + so, strnlen(img.data() + so, img.size() - so));
     }
   }
-  return out;
+  return info;
 }
 
 std::string find_program(const std::string& prog) {
@@ -154,17 +168,19 @@ void add_run_command(CLI::App& app) {
     const std::string prog = find_program(o.command[0]);
     if (access(prog.c_str(), F_OK) != 0) fatal("simtlab run: program '{}' not found", o.command[0]);
     if (access(prog.c_str(), X_OK) != 0) fatal("simtlab run: '{}' is not executable", prog);
-    bool is_elf = false;
-    const auto needed = needed_libs(prog, &is_elf);
-    if (is_elf) {
+    // A program with CUDA code (.nv_fatbin) must load libcudart.so dynamically, or the real
+    // runtime linked into it would run instead of simtlab. An ELF without CUDA code is a
+    // launcher (a shell, gdb, python, ...): its children that load libcudart.so.13 dynamically
+    // get the simulated GPU through the environment set below.
+    const ElfInfo elf = inspect_elf(prog);
+    if (elf.is_elf) {
       bool shared = false;
-      for (const auto& n : needed)
+      for (const auto& n : elf.needed)
         if (n.rfind("libcudart.so", 0) == 0) shared = true;
-      if (!shared)
+      if (!shared && elf.has_fatbin)
         fatal(
-            "simtlab run: {} does not load libcudart.so dynamically (nvcc links the CUDA runtime "
-            "statically by "
-            "default); rebuild it with `nvcc -cudart shared ...` so simtlab can provide the GPU",
+            "simtlab run: {} links the CUDA runtime statically (nvcc's default), so simtlab "
+            "cannot provide the GPU; rebuild it with `nvcc -cudart shared ...`",
             prog);
     }
     const std::string libdir = library_dir();

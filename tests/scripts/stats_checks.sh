@@ -6,6 +6,9 @@
 #             (wall-clock measurements) is removed
 #   skip      skipping idle SM cycles changes nothing but speed
 #   csv       --csv appends exactly one row per kernel with a header
+#   regcap    (prog_launch_bounds) registers are capped as ptxas would for the simulated GPU:
+#             launch bounds of 1024 threads on 32768 registers give 32 (16 on 16384);
+#             sm.max_regs_per_thread lowers it further
 # Usage: stats_checks.sh CHECK SIMTLAB PROGRAM
 set -eu
 check=$1; simtlab=$2; prog=$3
@@ -49,5 +52,21 @@ PY
     [ "$lines" -eq $((1 + 2 * n)) ] || { echo "FAIL: $lines CSV lines for 2 runs of $n kernels"; exit 1; }
     head -1 "$tmp/r.csv" | grep -q '^config_hash,preset,mode,kernel_index,kernel,' || { echo "FAIL: bad CSV header"; exit 1; }
     echo "csv OK ($lines lines)" ;;
+  regcap)
+    run --stats "$tmp/a.json"; run --set sm.max_regs_per_thread=20 --stats "$tmp/b.json"
+    run --set sm.registers=16384 --stats "$tmp/c.json"
+    grep -q '^PASSED' "$tmp/out.txt" || { echo "FAIL: program did not pass with 16K registers"; exit 1; }
+    python3 - "$tmp/a.json" "$tmp/b.json" "$tmp/c.json" <<'PY'
+import json, sys
+a, b, c = (json.load(open(f))["kernels"][0] for f in sys.argv[1:4])
+print("default:", a["regs_per_thread"], "of", a["regs_wanted"], a["regs_source"],
+      "| max_regs_per_thread 20:", b["regs_per_thread"], "| 16K registers:", c["regs_per_thread"])
+if a["regs_source"] != "cubin": sys.exit("FAIL: register count not taken from the cubin")
+if not a["regs_wanted"] > 32: sys.exit("FAIL: the cubin should want more than 32 registers")
+if a["regs_per_thread"] != 32: sys.exit("FAIL: launch bounds (1024 threads, 32768 registers) should give 32")
+if b["regs_per_thread"] != 20: sys.exit("FAIL: sm.max_regs_per_thread=20 should give 20")
+if c["regs_per_thread"] != 16: sys.exit("FAIL: launch bounds on 16384 registers should give 16")
+PY
+    echo "regcap OK" ;;
   *) echo "unknown check $check"; exit 2 ;;
 esac

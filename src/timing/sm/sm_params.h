@@ -32,6 +32,7 @@ struct SmParams {
   uint32_t max_ctas = 8;
   uint32_t registers = 32768;
   uint32_t reg_alloc_granularity = 64;
+  uint32_t max_regs_per_thread = 63;
   uint32_t shared_bytes = 49152;
   uint32_t shared_granularity = 128;
   uint32_t max_shared_per_block = 49152;
@@ -149,6 +150,12 @@ struct SmParams {
             "2.x: 64)",
             "CUDA Occupancy Calculator")
         .range(1, 4096);
+    d.param("max_regs_per_thread", max_regs_per_thread, "registers",
+            "Most registers a thread can address. A kernel that wants more (its cubin was built "
+            "for a larger GPU) or whose launch bounds cannot fit is simulated with what ptxas "
+            "would allocate for this GPU; the spill code it would add is not modelled",
+            "CUDA C Programming Guide, technical specifications: 63 for compute capability 2.x")
+        .range(1, 255);
     d.param("shared_bytes", shared_bytes, "bytes", "Shared memory per SM", t1).range(0, 1u << 24);
     d.param("shared_granularity", shared_granularity, "bytes",
             "Shared-memory allocation unit per CTA", "CUDA Occupancy Calculator, cc 2.x: 128")
