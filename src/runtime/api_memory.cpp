@@ -246,6 +246,9 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
                             cudaStream_t stream) {
   Runtime& rt = Runtime::get();
   if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.capture_op(stream, "memcpy",
+                    [=](cudaStream_t st) { return cudaMemcpyAsync(dst, src, count, kind, st); }))
+    return cudaSuccess;
   if (rt.deferred(stream)) {
     // Check the pointers now (as CUDA does at the call); copy when the stream reaches it.
     const bool dd = rt.dev().valid(reinterpret_cast<Addr>(dst), count);
@@ -274,7 +277,13 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                               size_t width, size_t height, cudaMemcpyKind kind,
                               cudaStream_t stream) {
-  Runtime::get().drain();
+  Runtime& rt = Runtime::get();
+  if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.capture_op(stream, "memcpy", [=](cudaStream_t st) {
+        return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, st);
+      }))
+    return cudaSuccess;
+  rt.drain();
   return do_copy2d(Runtime::get(), dst, dpitch, src, spitch, width, height, kind,
                    "cudaMemcpy2DAsync");
 }
@@ -320,6 +329,9 @@ cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
   Runtime& rt = Runtime::get();
   if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.capture_op(stream, "memset",
+                    [=](cudaStream_t st) { return cudaMemsetAsync(devPtr, value, count, st); }))
+    return cudaSuccess;
   if (rt.deferred(stream)) {
     if (!rt.dev().valid(reinterpret_cast<Addr>(devPtr), count)) {
       rt.warn(fmt::format("cudaMemsetAsync: {} is not {} bytes of device memory", devPtr, count));
@@ -336,7 +348,8 @@ cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t 
 
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
   Runtime& rt = Runtime::get();
-  if (width > pitch) return rt.ret(cudaErrorInvalidPitchValue);
+  if (width > pitch && height > 1) return rt.ret(cudaErrorInvalidPitchValue);
+  rt.drain();
   for (size_t r = 0; r < height; ++r) {
     const cudaError_t e =
         do_memset(rt, static_cast<char*>(devPtr) + r * pitch, value, width, "cudaMemset2D");
@@ -346,7 +359,13 @@ cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, si
 }
 
 cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
-                              cudaStream_t) {
+                              cudaStream_t stream) {
+  Runtime& rt = Runtime::get();
+  if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.capture_op(stream, "memset", [=](cudaStream_t st) {
+        return cudaMemset2DAsync(devPtr, pitch, value, width, height, st);
+      }))
+    return cudaSuccess;
   return cudaMemset2D(devPtr, pitch, value, width, height);
 }
 
@@ -373,6 +392,18 @@ cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
                                     size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
+  Runtime& rt = Runtime::get();
+  if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.capture_of(stream)) {
+    Addr a = 0;
+    if (const cudaError_t e = symbol_range(rt, symbol, count, offset, &a); e != cudaSuccess)
+      return rt.ret(e);
+    void* dst = reinterpret_cast<void*>(a);
+    if (kind == cudaMemcpyDefault) kind = cudaMemcpyHostToDevice;
+    rt.capture_op(stream, "memcpy",
+                  [=](cudaStream_t st) { return cudaMemcpyAsync(dst, src, count, kind, st); });
+    return cudaSuccess;
+  }
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 
@@ -390,6 +421,18 @@ cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, si
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
                                       cudaMemcpyKind kind, cudaStream_t stream) {
+  Runtime& rt = Runtime::get();
+  if (!rt.stream(stream)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.capture_of(stream)) {
+    Addr a = 0;
+    if (const cudaError_t e = symbol_range(rt, symbol, count, offset, &a); e != cudaSuccess)
+      return rt.ret(e);
+    const void* src = reinterpret_cast<const void*>(a);
+    if (kind == cudaMemcpyDefault) kind = cudaMemcpyDeviceToHost;
+    rt.capture_op(stream, "memcpy",
+                  [=](cudaStream_t st) { return cudaMemcpyAsync(dst, src, count, kind, st); });
+    return cudaSuccess;
+  }
   return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 

@@ -11,6 +11,7 @@
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
+using simtlab::runtime::Capture;
 using simtlab::runtime::Runtime;
 
 extern "C" {
@@ -44,6 +45,10 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   Runtime& rt = Runtime::get();
   if (!rt.stream(s)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (Capture* c = rt.capture_of(s)) {
+    c->invalidated = true;  // synchronising a capturing stream is illegal and ends the capture
+    return rt.ret(cudaErrorStreamCaptureUnsupported);
+  }
   rt.drain();
   std::fflush(stdout);
   return rt.sticky();
@@ -61,6 +66,10 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) {
   auto* st = rt.stream(s);
   auto* ev = rt.event(e);
   if (!st || !ev) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (ev->capture) {
+    rt.capture_wait(s, ev);  // `s` joins the capture the event was recorded in
+    return cudaSuccess;
+  }
   if (ev->pending_op >= 0) {
     if (rt.deferred(s))
       rt.enqueue_wait(s, ev);
@@ -111,6 +120,10 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   Runtime& rt = Runtime::get();
   auto* ev = rt.event(e);
   if (!ev || !rt.stream(s)) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (rt.capture_of(s)) {
+    rt.capture_record(s, ev);  // a fork/join point of the captured graph
+    return cudaSuccess;
+  }
   if (rt.deferred(s)) {
     rt.enqueue_record(s, ev);
     return cudaSuccess;
@@ -164,12 +177,5 @@ const char* cudaGetErrorName(cudaError_t e) { return simtlab::runtime::error_nam
 
 cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
 cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
-
-cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode*) { return cudaSuccess; }
-
-cudaError_t cudaStreamIsCapturing(cudaStream_t, cudaStreamCaptureStatus* st) {
-  if (st) *st = cudaStreamCaptureStatusNone;
-  return cudaSuccess;
-}
 
 }  // extern "C"

@@ -442,8 +442,8 @@ Runtime::RegisterAlloc Runtime::register_alloc(const KernelRec& k) const {
   return r;
 }
 
-cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
-                            cudaStream_t s) {
+cudaError_t Runtime::prepare_launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
+                                    std::vector<uint8_t>* pbuf) {
   if (sticky_ != cudaSuccess) return sticky_;
   std::string why;
   cudaError_t e = ensure_kernel(k, &why);
@@ -451,7 +451,6 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
     warn(fmt::format("cannot launch {}: {}", k.name, why));
     return ret(e);
   }
-  if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
   const Dim3 g{grid.x, grid.y, grid.z}, b{block.x, block.y, block.z};
   const std::string bad = dev_->check_launch(*k.prog, g, b, uint32_t(shared));
   if (!bad.empty()) {
@@ -462,25 +461,50 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
                                              : cudaErrorInvalidConfiguration);
   }
   const RegisterAlloc ra = register_alloc(k);
-  const uint32_t regs = ra.regs;
   if (!ra.capped_by.empty() && capped_noted_.insert(k.name).second)
     warn(fmt::format(
         "note: {} wants {} registers per thread ({}); simulated with {} ({}), as ptxas would "
         "allocate for this GPU; its spill code is not modelled",
-        k.name, ra.wanted, ra.source, regs, ra.capped_by));
-  if (uint64_t(regs) * b.count() > params_.sm.registers) {
+        k.name, ra.wanted, ra.source, ra.regs, ra.capped_by));
+  if (uint64_t(ra.regs) * b.count() > params_.sm.registers) {
     warn(fmt::format(
         "launch of {} failed: {} threads x {} registers exceed the {} registers of an SM", k.name,
-        b.count(), regs, params_.sm.registers));
+        b.count(), ra.regs, params_.sm.registers));
     return ret(cudaErrorLaunchOutOfResources);
   }
-  std::vector<uint8_t> pbuf;
   try {
-    pbuf = dev_->pack_params(*k.prog, args);
+    *pbuf = dev_->pack_params(*k.prog, args);
   } catch (const std::exception& ex) {
     warn(ex.what());
     return ret(cudaErrorInvalidValue);
   }
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
+                            cudaStream_t s) {
+  if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
+  std::vector<uint8_t> pbuf;
+  if (const cudaError_t e = prepare_launch(k, grid, block, args, shared, &pbuf); e != cudaSuccess)
+    return e;
+  if (capture_of(s)) {
+    KernelRec* kp = &k;
+    capture_op(s, "kernel", [this, kp, grid, block, shared, pbuf](cudaStream_t st) {
+      std::lock_guard<std::mutex> lock(mutex());  // replayed by cudaGraphLaunch
+      return submit(*kp, grid, block, shared, pbuf, st);
+    });
+    return cudaSuccess;
+  }
+  return submit(k, grid, block, shared, std::move(pbuf), s);
+}
+
+cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
+                            std::vector<uint8_t> pbuf, cudaStream_t s) {
+  if (sticky_ != cudaSuccess) return sticky_;
+  if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
+  const Dim3 g{grid.x, grid.y, grid.z}, b{block.x, block.y, block.z};
+  const RegisterAlloc ra = register_alloc(k);
+  const uint32_t regs = ra.regs;
   KernelRecord rec;
   rec.name = k.name;
   rec.grid = g;
@@ -531,6 +555,89 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
   }
   session_->add(std::move(rec));
   return cudaSuccess;
+}
+
+// ---- stream capture and graphs ---------------------------------------------------------------
+
+GraphNode* Graph::add(std::string kind, GraphOp run, std::vector<GraphNode*> deps) {
+  auto n = std::make_unique<GraphNode>();
+  n->kind = std::move(kind);
+  n->run = std::move(run);
+  n->deps = std::move(deps);
+  nodes.push_back(std::move(n));
+  return nodes.back().get();
+}
+
+Capture* Runtime::capture_of(cudaStream_t s) {
+  auto it = captures_.find(s);
+  return it == captures_.end() ? nullptr : it->second.get();
+}
+
+bool Runtime::capture_op(cudaStream_t s, const char* kind, GraphOp op) {
+  Capture* c = capture_of(s);
+  if (!c) return false;
+  std::vector<GraphNode*>& deps = c->next_deps[s];
+  GraphNode* n = c->graph->add(kind, std::move(op), deps);
+  deps.assign(1, n);
+  return true;
+}
+
+cudaError_t Runtime::begin_capture(cudaStream_t s, int mode) {
+  if (!s || s == cudaStreamLegacy) {
+    warn("cudaStreamBeginCapture: the legacy default stream cannot be captured");
+    return ret(cudaErrorStreamCaptureUnsupported);
+  }
+  if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
+  if (capture_of(s)) return ret(cudaErrorIllegalState);
+  auto c = std::make_shared<Capture>();
+  c->origin = s;
+  c->mode = mode;
+  c->id = next_capture_id_++;
+  c->next_deps[s] = {};
+  captures_[s] = std::move(c);
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::end_capture(cudaStream_t s, Graph** out) {
+  auto it = captures_.find(s);
+  if (it == captures_.end()) return ret(cudaErrorIllegalState);
+  std::shared_ptr<Capture> c = it->second;
+  if (c->origin != s) return ret(cudaErrorStreamCaptureUnmatched);
+  for (auto i = captures_.begin(); i != captures_.end();)
+    i = i->second == c ? captures_.erase(i) : std::next(i);
+  for (auto& e : events_)
+    if (e->capture == c) {
+      e->capture.reset();
+      e->capture_node = nullptr;
+    }
+  if (c->invalidated) {
+    if (out) *out = nullptr;
+    return ret(cudaErrorStreamCaptureInvalidated);
+  }
+  if (out) *out = c->graph.release();
+  return cudaSuccess;
+}
+
+void Runtime::capture_record(cudaStream_t s, Event* e) {
+  auto it = captures_.find(s);
+  e->capture = it->second;
+  const auto& deps = it->second->next_deps[s];
+  e->capture_node = deps.empty() ? nullptr : deps.front();
+  if (deps.size() > 1) e->capture_node = it->second->graph->add("empty", nullptr, deps);
+}
+
+void Runtime::capture_wait(cudaStream_t s, Event* e) {
+  std::shared_ptr<Capture> c = e->capture;
+  auto it = captures_.find(s);
+  if (it == captures_.end()) {
+    captures_[s] = c;  // the stream joins the capture (fork)
+    c->next_deps[s] = {};
+  } else if (it->second != c) {
+    warn("cudaStreamWaitEvent: an event of one capture waited on in another capture");
+    it->second->invalidated = true;
+    return;
+  }
+  if (e->capture_node) c->next_deps[s].push_back(e->capture_node);
 }
 
 uint32_t Runtime::stream_id(cudaStream_t s) {

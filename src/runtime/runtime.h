@@ -69,11 +69,50 @@ struct Stream {
   double time_ms = 0;  // simulated completion time of the last operation in the stream
 };
 
+struct Capture;
+struct GraphNode;
+
 struct Event {
   unsigned flags = 0;
   bool recorded = false;
   double time_ms = 0;
   int64_t pending_op = -1;  // index of its queued record op, -1 when none
+  // Recorded in a capturing stream: the capture and the node it follows (nullptr = graph root).
+  std::shared_ptr<Capture> capture;
+  GraphNode* capture_node = nullptr;
+};
+
+/// A stream operation replayed by a graph: runs on the stream the graph is launched into.
+using GraphOp = std::function<cudaError_t(cudaStream_t)>;
+
+/// cudaGraph_t: nodes with dependency edges. Built by stream capture or the explicit graph
+/// API; kernel nodes hold their parameters packed when the node was made, as CUDA does.
+struct GraphNode {
+  std::string kind;  // "kernel", "memcpy", "memset", "host", "empty", "graph"
+  GraphOp run;       // empty for "empty" nodes
+  std::vector<GraphNode*> deps;
+};
+struct Graph {
+  std::vector<std::unique_ptr<GraphNode>> nodes;
+  GraphNode* add(std::string kind, GraphOp run, std::vector<GraphNode*> deps);
+};
+/// cudaGraphExec_t: the nodes in one topological order (stable: creation order among ready
+/// nodes). Launching runs them one after another on the launch stream, a valid schedule of
+/// the graph.
+struct GraphExec {
+  std::vector<GraphOp> ops;
+};
+
+/// Stream capture (cudaStreamBeginCapture .. cudaStreamEndCapture). Streams that wait on an
+/// event recorded during the capture join it; each stream's next node depends on its tail
+/// plus the events it waited for.
+struct Capture {
+  std::unique_ptr<Graph> graph = std::make_unique<Graph>();
+  cudaStream_t origin = nullptr;
+  int mode = 0;  // cudaStreamCaptureMode
+  unsigned long long id = 0;
+  bool invalidated = false;
+  std::map<cudaStream_t, std::vector<GraphNode*>> next_deps;  // per joined stream
 };
 
 /// Stream work deferred until a synchronisation point (timing engines that overlap streams).
@@ -123,6 +162,24 @@ class Runtime {
   std::vector<CallConfig>& call_stack();
   cudaError_t launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
                      cudaStream_t s);
+  /// Checks a launch and packs its arguments (the parameter buffer of `k`'s .param list).
+  cudaError_t prepare_launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
+                             std::vector<uint8_t>* pbuf);
+  /// Runs (or queues) a checked launch whose arguments are packed.
+  cudaError_t submit(KernelRec& k, dim3 grid, dim3 block, size_t shared, std::vector<uint8_t> pbuf,
+                     cudaStream_t s);
+
+  // ---- stream capture and graphs ----
+  /// The capture stream `s` takes part in, or nullptr.
+  Capture* capture_of(cudaStream_t s);
+  /// When `s` is capturing, appends `op` as a node of the capture's graph and returns true.
+  bool capture_op(cudaStream_t s, const char* kind, GraphOp op);
+  cudaError_t begin_capture(cudaStream_t s, int mode);
+  cudaError_t end_capture(cudaStream_t s, Graph** out);
+  /// Event record/wait inside a capture (fork/join of streams).
+  void capture_record(cudaStream_t s, Event* e);
+  void capture_wait(cudaStream_t s, Event* e);
+
   /// Whether work on stream `s` is queued (to overlap with other streams) instead of run now.
   bool deferred(cudaStream_t s);
   /// Queue a copy/memset on a deferred stream; `action` performs it when its turn comes.
@@ -204,6 +261,8 @@ class Runtime {
   cudaError_t sticky_ = cudaSuccess;
   std::set<std::string> warned_;
   std::set<std::string> capped_noted_;  // kernels whose register cap was reported
+  std::map<cudaStream_t, std::shared_ptr<Capture>> captures_;  // capturing streams
+  unsigned long long next_capture_id_ = 1;
 };
 
 /// Convert simtlab exceptions thrown inside an API call into CUDA errors.
