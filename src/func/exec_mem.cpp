@@ -477,6 +477,8 @@ inline int64_t address_coord(int64_t i, int64_t n, TexAddressMode m, bool& borde
 void fetch_texel(ExecContext& cx, const Warp& w, const DInst& d, unsigned l, const TextureDesc& t,
                  int64_t x, int64_t y, int64_t z, double out[4], bool as_float) {
   bool border = false;
+  if (t.dims < 3) z = 0;  // filtering footprints reach one texel outside the used dimensions
+  if (t.dims < 2) y = 0;
   x = address_coord(x, int64_t(t.width), t.address[0], border);
   if (t.dims > 1) y = address_coord(y, int64_t(t.height), t.address[1], border);
   if (t.dims > 2) z = address_coord(z, int64_t(t.depth), t.address[2], border);
@@ -547,11 +549,13 @@ void h_tex(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
         fetch_texel(cx, w, d, l, *t, int64_t(std::floor(c[0])), int64_t(std::floor(c[1])),
                     int64_t(std::floor(c[2])), out, fresult);
       } else {
-        // Linear filtering with 8-bit fixed-point weights is approximated in double.
+        // Linear filtering: the weights are 9-bit fixed point with 8 fractional bits (CUDA C
+        // Programming Guide, "Texture Fetching", linear filtering), so the fraction is rounded
+        // to a multiple of 1/256 before the texels are blended.
         double b[3], fr[3];
         for (unsigned k = 0; k < 3; ++k) {
-          b[k] = std::floor(c[k] - 0.5);
-          fr[k] = k < ndim ? (c[k] - 0.5) - b[k] : 0.0;
+          b[k] = k < ndim ? std::floor(c[k] - 0.5) : 0.0;
+          fr[k] = k < ndim ? std::round(((c[k] - 0.5) - b[k]) * 256.0) / 256.0 : 0.0;
         }
         for (double& o : out) o = 0;
         const unsigned nz = ndim > 2 ? 2 : 1, ny = ndim > 1 ? 2 : 1;

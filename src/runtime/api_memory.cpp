@@ -288,27 +288,6 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
                    "cudaMemcpy2DAsync");
 }
 
-cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
-  Runtime& rt = Runtime::get();
-  if (!p || p->srcArray || p->dstArray) {
-    rt.unsupported("cudaMemcpy3D with CUDA arrays");
-    return rt.ret(p ? cudaErrorNotSupported : cudaErrorInvalidValue);
-  }
-  const cudaExtent e = p->extent;
-  for (size_t z = 0; z < e.depth; ++z)
-    for (size_t y = 0; y < e.height; ++y) {
-      const size_t so =
-          ((p->srcPos.z + z) * p->srcPtr.ysize + p->srcPos.y + y) * p->srcPtr.pitch + p->srcPos.x;
-      const size_t dd =
-          ((p->dstPos.z + z) * p->dstPtr.ysize + p->dstPos.y + y) * p->dstPtr.pitch + p->dstPos.x;
-      const cudaError_t r =
-          do_copy(rt, static_cast<char*>(p->dstPtr.ptr) + dd,
-                  static_cast<const char*>(p->srcPtr.ptr) + so, e.width, p->kind, "cudaMemcpy3D");
-      if (r != cudaSuccess) return r;
-    }
-  return cudaSuccess;
-}
-
 cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
   Runtime& rt = Runtime::get();
   if (dstDevice != 0 || srcDevice != 0) return rt.ret(cudaErrorInvalidDevice);

@@ -1,5 +1,6 @@
 // Texture and surface objects and CUDA arrays. Arrays are stored pitch-linear in device
 // memory (the functional model does not need the hardware's block-linear layout).
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -233,5 +234,110 @@ cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t sr
       dst, dpitch, reinterpret_cast<const void*>(a->base + hOffset * a->pitch + wOffset), a->pitch,
       width, height, kind == cudaMemcpyHostToHost ? cudaMemcpyDeviceToHost : kind);
 }
+
+cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, cudaArray_const_t src,
+                                       size_t wOffset, size_t hOffset, size_t width, size_t height,
+                                       cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
+
+// Arrays are stored without row padding (pitch = width x element size), so the row-major
+// byte range starting at (wOffset, hOffset) is contiguous.
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void* src,
+                              size_t count, cudaMemcpyKind kind) {
+  Runtime& rt = Runtime::get();
+  SimArray* a = find_array(dst);
+  if (!a) return rt.ret(cudaErrorInvalidResourceHandle);
+  const size_t off = hOffset * a->pitch + wOffset;
+  if (wOffset >= a->pitch || off + count > a->pitch * a->height * a->depth)
+    return rt.ret(cudaErrorInvalidValue);
+  return cudaMemcpy(reinterpret_cast<void*>(a->base + off), src, count,
+                    kind == cudaMemcpyHostToHost ? cudaMemcpyHostToDevice : kind);
+}
+
+cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                size_t count, cudaMemcpyKind kind) {
+  Runtime& rt = Runtime::get();
+  SimArray* a = find_array(src);
+  if (!a) return rt.ret(cudaErrorInvalidResourceHandle);
+  const size_t off = hOffset * a->pitch + wOffset;
+  if (wOffset >= a->pitch || off + count > a->pitch * a->height * a->depth)
+    return rt.ret(cudaErrorInvalidValue);
+  return cudaMemcpy(dst, reinterpret_cast<const void*>(a->base + off), count,
+                    kind == cudaMemcpyHostToHost ? cudaMemcpyDeviceToHost : kind);
+}
+
+cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                   cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
+                                   size_t count, cudaMemcpyKind) {
+  Runtime& rt = Runtime::get();
+  SimArray* d = find_array(dst);
+  SimArray* s = find_array(src);
+  if (!d || !s) return rt.ret(cudaErrorInvalidResourceHandle);
+  const size_t od = hOffsetDst * d->pitch + wOffsetDst, os = hOffsetSrc * s->pitch + wOffsetSrc;
+  if (od + count > d->pitch * d->height * d->depth || os + count > s->pitch * s->height * s->depth)
+    return rt.ret(cudaErrorInvalidValue);
+  return cudaMemcpy(reinterpret_cast<void*>(d->base + od),
+                    reinterpret_cast<const void*>(s->base + os), count, cudaMemcpyDeviceToDevice);
+}
+
+cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                     cudaArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
+                                     size_t width, size_t height, cudaMemcpyKind) {
+  Runtime& rt = Runtime::get();
+  SimArray* d = find_array(dst);
+  SimArray* s = find_array(src);
+  if (!d || !s) return rt.ret(cudaErrorInvalidResourceHandle);
+  if (wOffsetDst + width > d->pitch || hOffsetDst + height > d->height * d->depth ||
+      wOffsetSrc + width > s->pitch || hOffsetSrc + height > s->height * s->depth)
+    return rt.ret(cudaErrorInvalidValue);
+  return cudaMemcpy2D(reinterpret_cast<void*>(d->base + hOffsetDst * d->pitch + wOffsetDst),
+                      d->pitch,
+                      reinterpret_cast<const void*>(s->base + hOffsetSrc * s->pitch + wOffsetSrc),
+                      s->pitch, width, height, cudaMemcpyDeviceToDevice);
+}
+
+/// cudaMemcpy3D between pitched memory and/or CUDA arrays. With an array on either side, the
+/// extent's width and that side's x position count elements (CUDA Runtime API reference,
+/// cudaMemcpy3D); otherwise bytes.
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  Runtime& rt = Runtime::get();
+  if (!p) return rt.ret(cudaErrorInvalidValue);
+  SimArray* sa = p->srcArray ? find_array(p->srcArray) : nullptr;
+  SimArray* da = p->dstArray ? find_array(p->dstArray) : nullptr;
+  if ((p->srcArray && !sa) || (p->dstArray && !da)) return rt.ret(cudaErrorInvalidResourceHandle);
+  const size_t elem = sa ? sa->elem() : da ? da->elem() : 1;
+  const cudaExtent e = p->extent;
+  const size_t row_bytes = e.width * elem;
+  struct Side {
+    char* base;
+    size_t pitch, ysize, x;
+    bool device;
+  };
+  auto side = [&](SimArray* a, const cudaPitchedPtr& ptr, const cudaPos& pos, bool src) {
+    if (a) return Side{reinterpret_cast<char*>(a->base), a->pitch, a->height, pos.x * elem, true};
+    const bool dev = rt.is_device_ptr(ptr.ptr);
+    (void)src;
+    return Side{static_cast<char*>(ptr.ptr), ptr.pitch, ptr.ysize, pos.x, dev};
+  };
+  const Side s = side(sa, p->srcPtr, p->srcPos, true);
+  const Side d = side(da, p->dstPtr, p->dstPos, false);
+  if (!s.base || !d.base) return rt.ret(cudaErrorInvalidValue);
+  cudaMemcpyKind kind = p->kind;
+  if (kind == cudaMemcpyDefault || sa || da)
+    kind = s.device ? (d.device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                    : (d.device ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+  const size_t depth = std::max<size_t>(e.depth, 1), height = std::max<size_t>(e.height, 1);
+  for (size_t z = 0; z < depth; ++z) {
+    const size_t so = ((p->srcPos.z + z) * s.ysize + p->srcPos.y) * s.pitch + s.x;
+    const size_t dof = ((p->dstPos.z + z) * d.ysize + p->dstPos.y) * d.pitch + d.x;
+    const cudaError_t r =
+        cudaMemcpy2D(d.base + dof, d.pitch, s.base + so, s.pitch, row_bytes, height, kind);
+    if (r != cudaSuccess) return r;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t) { return cudaMemcpy3D(p); }
 
 }  // extern "C"
