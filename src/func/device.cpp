@@ -116,7 +116,7 @@ void prepare_launch(const Device& dev, LaunchState& L) {
 
 std::unique_ptr<LaunchState> Device::prepare(const Program& k, Dim3 grid, Dim3 block,
                                              uint32_t dynamic_shared, std::vector<uint8_t> params,
-                                             uint32_t regs_per_thread) {
+                                             uint32_t regs_per_thread, const LaunchOptions& opt) {
   const std::string bad = check_launch(k, grid, block, dynamic_shared);
   if (!bad.empty()) fatal("launch of {}: {}", k.name, bad);
   auto L = std::make_unique<LaunchState>();
@@ -127,13 +127,19 @@ std::unique_ptr<LaunchState> Device::prepare(const Program& k, Dim3 grid, Dim3 b
   L->params = std::move(params);
   L->launch_id = ++launches_;
   L->regs_per_thread = regs_per_thread ? regs_per_thread : k.estimated_regs;
+  L->cooperative = opt.cooperative;
+  if (opt.grid_workspace) {
+    L->envreg[1] = opt.grid_workspace >> 32;
+    L->envreg[2] = opt.grid_workspace & 0xffffffffu;
+  }
   prepare_launch(*this, *L);
   return L;
 }
 
 LaunchResult Device::launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
-                            std::vector<uint8_t> params, uint32_t regs_per_thread) {
-  auto L = prepare(k, grid, block, dynamic_shared, std::move(params), regs_per_thread);
+                            std::vector<uint8_t> params, uint32_t regs_per_thread,
+                            const LaunchOptions& opt) {
+  auto L = prepare(k, grid, block, dynamic_shared, std::move(params), regs_per_thread, opt);
   return engine_->run(*this, *L);
 }
 
@@ -180,6 +186,22 @@ LaunchResult FunctionalEngine::run(Device& dev, LaunchState& L) {
   cx.launch = &L;
   cx.print = &dev.print_sink();
   cx.textures = &dev.textures();
+  if (L.cooperative) {
+    // Every CTA is resident at once and they take turns, so blocks can wait for each other.
+    std::vector<std::unique_ptr<Cta>> ctas;
+    std::vector<Cta*> ptrs;
+    uint32_t linear = 0;
+    for (uint32_t z = 0; z < L.grid.z; ++z)
+      for (uint32_t y = 0; y < L.grid.y; ++y)
+        for (uint32_t x = 0; x < L.grid.x; ++x, ++linear) {
+          ctas.push_back(std::make_unique<Cta>());
+          init_cta(*ctas.back(), L, Dim3{x, y, z}, linear, linear % L.num_sms);
+          ptrs.push_back(ctas.back().get());
+        }
+    run_ctas(cx, ptrs, dev.options().max_warp_insts_per_cta, &r.warp_insts, &r.thread_insts);
+    r.ctas = ptrs.size();
+    return r;
+  }
   Cta cta;
   uint64_t linear = 0;
   for (uint32_t z = 0; z < L.grid.z; ++z)

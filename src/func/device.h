@@ -109,11 +109,12 @@ class Device {
   /// `regs_per_thread` (from the cubin, or 0 = use the PTX estimate) sizes occupancy in
   /// timing engines.
   LaunchResult launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared,
-                      std::vector<uint8_t> params, uint32_t regs_per_thread = 0);
+                      std::vector<uint8_t> params, uint32_t regs_per_thread = 0,
+                      const LaunchOptions& opt = {});
   /// Prepare a launch without running it (for StreamOp batches); checks the configuration.
   std::unique_ptr<LaunchState> prepare(const Program& k, Dim3 grid, Dim3 block,
                                        uint32_t dynamic_shared, std::vector<uint8_t> params,
-                                       uint32_t regs_per_thread = 0);
+                                       uint32_t regs_per_thread = 0, const LaunchOptions& opt = {});
   /// Check a launch configuration; returns an error message or empty.
   std::string check_launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared) const;
 

@@ -1,5 +1,7 @@
 #include "func/executor.h"
 
+#include <span>
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -472,38 +474,53 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
 
 void run_cta(ExecContext& cx, Cta& cta, uint64_t max_insts, uint64_t* insts_out,
              uint64_t* thread_insts_out) {
-  cx.cta = &cta;
+  Cta* one = &cta;
+  run_ctas(cx, std::span<Cta*>(&one, 1), max_insts, insts_out, thread_insts_out);
+}
+
+void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_t* insts_out,
+              uint64_t* thread_insts_out) {
   constexpr uint64_t kQuantum = 4096;
   uint64_t total = 0, thread_total = 0;
+  const uint64_t limit = max_insts * ctas.size();
   for (;;) {
     bool progress = false;
     bool all_done = true;
-    for (auto& wp : cta.warps) {
-      Warp& w = *wp;
-      if (w.done()) continue;
-      all_done = false;
-      uint64_t n = 0;
-      while (!w.done() && !w.at_barrier && n < kQuantum) {
-        thread_total += uint64_t(__builtin_popcount(w.active()));
-        step(cx, w, nullptr);
-        ++n;
+    for (Cta* cp : ctas) {
+      Cta& cta = *cp;
+      cx.cta = &cta;
+      for (auto& wp : cta.warps) {
+        Warp& w = *wp;
+        if (w.done()) continue;
+        all_done = false;
+        uint64_t n = 0;
+        while (!w.done() && !w.at_barrier && n < kQuantum) {
+          thread_total += uint64_t(__builtin_popcount(w.active()));
+          step(cx, w, nullptr);
+          ++n;
+        }
+        if (n) progress = true;
+        total += n;
       }
-      if (n) progress = true;
-      total += n;
     }
     if (all_done) break;
-    if (total > max_insts)
+    const Cta* live = nullptr;
+    for (Cta* cp : ctas)
+      for (auto& wp : cp->warps)
+        if (!live && !wp->done()) live = cp;
+    if (total > limit)
       throw GuestError(fmt::format(
           "kernel {} block ({},{},{}) did not finish within {} warp instructions (an endless loop, "
-          "or a spin "
-          "lock between threads of one warp, which deadlocks under SIMT-stack reconvergence)",
-          cx.prog->name, cta.ctaid.x, cta.ctaid.y, cta.ctaid.z, max_insts));
+          "or a spin lock between threads of one warp, which deadlocks under SIMT-stack "
+          "reconvergence{})",
+          cx.prog->name, live->ctaid.x, live->ctaid.y, live->ctaid.z, max_insts,
+          ctas.size() > 1 ? ", or a grid-wide barrier some blocks never reach" : ""));
     if (!progress) {
       std::string s = fmt::format(
           "deadlock in kernel {} block ({},{},{}): every live warp waits at a barrier that can "
           "never complete (barrier inside divergent code?)",
-          cx.prog->name, cta.ctaid.x, cta.ctaid.y, cta.ctaid.z);
-      for (auto& wp : cta.warps) {
+          cx.prog->name, live->ctaid.x, live->ctaid.y, live->ctaid.z);
+      for (auto& wp : live->warps) {
         const Warp& w = *wp;
         if (w.done()) continue;
         s += fmt::format("\n    warp {}: waits at barrier {} at {}", w.index, w.barrier_id,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "func/program.h"
 #include "func/record.h"
@@ -25,6 +26,11 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec);
 /// (all live warps blocked) or when `max_insts` warp instructions are exceeded.
 void run_cta(ExecContext& cx, Cta& cta, uint64_t max_insts, uint64_t* insts_out = nullptr,
              uint64_t* thread_insts_out = nullptr);
+/// Run several CTAs to completion together, switching between them like between warps (a
+/// cooperative launch: blocks may wait for each other through global memory). `max_insts`
+/// applies per CTA.
+void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts,
+              uint64_t* insts_out = nullptr, uint64_t* thread_insts_out = nullptr);
 
 // ---- used by handlers ------------------------------------------------------------------------
 

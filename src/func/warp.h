@@ -134,6 +134,16 @@ struct LaunchState {
   uint64_t envreg[32] = {};
   uint64_t launch_id = 0;
   uint32_t regs_per_thread = 0;  // for occupancy (cubin value or PTX estimate)
+  // Cooperative launch (cudaLaunchCooperativeKernel): every CTA is resident at once, and
+  // %envreg1:%envreg2 hold the address of the zeroed grid-sync workspace that
+  // cooperative_groups::grid_group::sync() counts arrivals in.
+  bool cooperative = false;
+};
+
+/// Extra launch properties beyond the configuration.
+struct LaunchOptions {
+  bool cooperative = false;
+  Addr grid_workspace = 0;  // device address of >= 16 zeroed bytes (cooperative launches)
 };
 
 }  // namespace simtlab::func

@@ -62,7 +62,7 @@ void Runtime::fill_properties(cudaDeviceProp* p) const {
   p->regsPerMultiprocessor = int(s.registers);
   p->managedMemory = 1;
   p->concurrentManagedAccess = 0;
-  p->cooperativeLaunch = 0;
+  p->cooperativeLaunch = 1;
   p->sharedMemPerBlockOptin = s.max_shared_per_block;
   p->maxBlocksPerMultiProcessor = int(s.max_ctas);
   p->hostRegisterSupported = 1;
@@ -157,7 +157,7 @@ int Runtime::attribute(cudaDeviceAttr a, bool* ok) const {
     case cudaDevAttrMaxBlocksPerMultiprocessor:
       return p.maxBlocksPerMultiProcessor;
     case cudaDevAttrCooperativeLaunch:
-      return 0;
+      return 1;
     case cudaDevAttrConcurrentManagedAccess:
       return 0;
     case cudaDevAttrPageableMemoryAccess:

@@ -108,8 +108,10 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
   std::lock_guard<std::mutex> g(rt.mutex());
   auto* k = rt.kernel_by_handle(func);
   if (!k) return rt.ret(cudaErrorInvalidDeviceFunction);
+  bool cooperative = false;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
+    if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
     if (a.id == cudaLaunchAttributeClusterDimension &&
         (a.val.clusterDim.x > 1 || a.val.clusterDim.y > 1 || a.val.clusterDim.z > 1)) {
       rt.unsupported("cudaLaunchKernelExC with thread-block clusters");
@@ -117,7 +119,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
     }
   }
   return rt.launch(*k, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                   config->stream);
+                   config->stream, cooperative);
 }
 
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func,
@@ -127,9 +129,16 @@ cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const voi
 
 cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
                                         size_t sharedMem, cudaStream_t stream) {
-  // Grid-wide synchronisation needs all CTAs resident; the functional engine runs CTAs one
-  // after another, so only grids that need no grid.sync() work. Launch as a normal kernel.
-  return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+  Runtime& rt = Runtime::get();
+  std::lock_guard<std::mutex> g(rt.mutex());
+  auto* k = rt.kernel_by_handle(func);
+  if (!k) return rt.ret(cudaErrorInvalidDeviceFunction);
+  return rt.launch(*k, gridDim, blockDim, args, sharedMem, stream, /*cooperative=*/true);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim,
+                                             void** args, size_t sharedMem, cudaStream_t stream) {
+  return cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
 }
 
 }  // extern "C"

@@ -482,29 +482,61 @@ cudaError_t Runtime::prepare_launch(KernelRec& k, dim3 grid, dim3 block, void** 
 }
 
 cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
-                            cudaStream_t s) {
+                            cudaStream_t s, bool cooperative) {
   if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
   std::vector<uint8_t> pbuf;
   if (const cudaError_t e = prepare_launch(k, grid, block, args, shared, &pbuf); e != cudaSuccess)
     return e;
+  if (cooperative) {
+    // Every CTA must be resident at once (CUDA Runtime API, cudaLaunchCooperativeKernel).
+    const uint64_t per_sm =
+        uint64_t(occupancy_blocks(*k.prog, int(block.x * block.y * block.z), shared));
+    const uint64_t ctas = uint64_t(grid.x) * grid.y * grid.z;
+    if (ctas > per_sm * params_.gpu.num_sms) {
+      warn(fmt::format(
+          "cooperative launch of {} failed: {} blocks, but only {} per SM x {} SMs can be resident",
+          k.name, ctas, per_sm, params_.gpu.num_sms));
+      return ret(cudaErrorCooperativeLaunchTooLarge);
+    }
+  }
   if (capture_of(s)) {
     KernelRec* kp = &k;
-    capture_op(s, "kernel", [this, kp, grid, block, shared, pbuf](cudaStream_t st) {
+    capture_op(s, "kernel", [this, kp, grid, block, shared, pbuf, cooperative](cudaStream_t st) {
       std::lock_guard<std::mutex> lock(mutex());  // replayed by cudaGraphLaunch
-      return submit(*kp, grid, block, shared, pbuf, st);
+      return submit(*kp, grid, block, shared, pbuf, st, cooperative);
     });
     return cudaSuccess;
   }
-  return submit(k, grid, block, shared, std::move(pbuf), s);
+  return submit(k, grid, block, shared, std::move(pbuf), s, cooperative);
+}
+
+Addr Runtime::coop_workspace() {
+  Addr a = 0;
+  if (!coop_free_.empty()) {
+    a = coop_free_.back();
+    coop_free_.pop_back();
+  } else {
+    a = dev_->malloc(64);
+    if (!a) return 0;
+  }
+  dev_->fill(a, 0, 64);
+  coop_busy_.push_back(a);
+  return a;
 }
 
 cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
-                            std::vector<uint8_t> pbuf, cudaStream_t s) {
+                            std::vector<uint8_t> pbuf, cudaStream_t s, bool cooperative) {
   if (sticky_ != cudaSuccess) return sticky_;
   if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
   const Dim3 g{grid.x, grid.y, grid.z}, b{block.x, block.y, block.z};
   const RegisterAlloc ra = register_alloc(k);
   const uint32_t regs = ra.regs;
+  func::LaunchOptions opt;
+  if (cooperative) {
+    opt.cooperative = true;
+    opt.grid_workspace = coop_workspace();
+    if (!opt.grid_workspace) return ret(cudaErrorMemoryAllocation);
+  }
   KernelRecord rec;
   rec.name = k.name;
   rec.grid = g;
@@ -518,7 +550,7 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
     op.kind = func::StreamOp::Kind::kernel;
     op.stream = stream_id(s);
     try {
-      op.launch = dev_->prepare(*k.prog, g, b, uint32_t(shared), std::move(pbuf), regs);
+      op.launch = dev_->prepare(*k.prog, g, b, uint32_t(shared), std::move(pbuf), regs, opt);
     } catch (const UserError& ex) {
       warn(fmt::format("launch of {} failed: {}", k.name, ex.what()));
       return ret(cudaErrorLaunchFailure);
@@ -531,7 +563,7 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
   const auto t0 = std::chrono::steady_clock::now();
   std::fflush(stdout);
   try {
-    rec.result = dev_->launch(*k.prog, g, b, uint32_t(shared), std::move(pbuf), regs);
+    rec.result = dev_->launch(*k.prog, g, b, uint32_t(shared), std::move(pbuf), regs, opt);
     if (!rec.result.stats_json.empty()) rec.stats = nlohmann::json::parse(rec.result.stats_json);
   } catch (const GuestAssert& ex) {
     std::fflush(stdout);
@@ -554,6 +586,7 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
     if (Stream* st = stream(s)) st->time_ms = device_time_ms_;
   }
   session_->add(std::move(rec));
+  if (pending_.empty()) release_coop_workspaces();
   return cudaSuccess;
 }
 
@@ -726,7 +759,13 @@ cudaError_t Runtime::drain() {
     session_->add(std::move(rec));
   }
   for (auto& st : streams_) st->time_ms = std::max(st->time_ms, device_time_ms_);
+  release_coop_workspaces();
   return sticky_;
+}
+
+void Runtime::release_coop_workspaces() {
+  coop_free_.insert(coop_free_.end(), coop_busy_.begin(), coop_busy_.end());
+  coop_busy_.clear();
 }
 
 }  // namespace simtlab::runtime

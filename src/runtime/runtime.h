@@ -160,14 +160,15 @@ class Runtime {
 
   // ---- launch ----
   std::vector<CallConfig>& call_stack();
+  /// `cooperative`: cudaLaunchCooperativeKernel (every CTA resident at once, grid.sync()).
   cudaError_t launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
-                     cudaStream_t s);
+                     cudaStream_t s, bool cooperative = false);
   /// Checks a launch and packs its arguments (the parameter buffer of `k`'s .param list).
   cudaError_t prepare_launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
                              std::vector<uint8_t>* pbuf);
   /// Runs (or queues) a checked launch whose arguments are packed.
   cudaError_t submit(KernelRec& k, dim3 grid, dim3 block, size_t shared, std::vector<uint8_t> pbuf,
-                     cudaStream_t s);
+                     cudaStream_t s, bool cooperative = false);
 
   // ---- stream capture and graphs ----
   /// The capture stream `s` takes part in, or nullptr.
@@ -262,6 +263,10 @@ class Runtime {
   std::set<std::string> warned_;
   std::set<std::string> capped_noted_;  // kernels whose register cap was reported
   std::map<cudaStream_t, std::shared_ptr<Capture>> captures_;  // capturing streams
+  // Grid-sync workspaces of cooperative launches: in use by queued/running launches, free.
+  std::vector<Addr> coop_busy_, coop_free_;
+  Addr coop_workspace();
+  void release_coop_workspaces();  // every launch that used one has finished
   unsigned long long next_capture_id_ = 1;
 };
 
