@@ -257,7 +257,7 @@ class Decoder {
       bool has_addr = false;
       const bool memop = in.op == Op::ld || in.op == Op::ldu || in.op == Op::st ||
                          in.op == Op::atom || in.op == Op::red || in.op == Op::prefetch ||
-                         in.op == Op::prefetchu;
+                         in.op == Op::prefetchu || in.op == Op::wmma;
       d.nops = uint8_t(std::min<size_t>(in.ops.size(), 6));
       for (size_t j = 0; j < in.ops.size() && j < 6; ++j) {
         const Operand& o = in.ops[j];
@@ -271,7 +271,10 @@ class Decoder {
       }
       // Handler.
       Handler h = nullptr;
-      if (memop && in.op != Op::prefetch && in.op != Op::prefetchu) {
+      if (in.op == Op::wmma) {
+        d.aspace = resolve_space(P, k, in, d, sym_space);
+        h = select_mma(in);
+      } else if (memop && in.op != Op::prefetch && in.op != Op::prefetchu) {
         d.elem_size = uint8_t(type_size(in.type));
         d.vec = in.vec;
         d.sign_extend = is_signed(in.type);

@@ -110,6 +110,7 @@ Handler select_mem(const ptx::Instruction& in);
 Handler select_ctrl(const ptx::Instruction& in);
 Handler select_warp(const ptx::Instruction& in);
 Handler select_misc(const ptx::Instruction& in);
+Handler select_mma(const ptx::Instruction& in);  // wmma.* (exec_mma.cpp)
 
 /// Report a guest error for lane `lane` of `w` at the current instruction (implemented in
 /// executor.cpp; builds a sanitizer-style message naming kernel, block, thread, PC and line).

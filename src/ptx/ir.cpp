@@ -125,6 +125,9 @@ std::string full_mnemonic(const Instruction& in) {
 
 ExecClass classify(const Instruction& in) {
   const OpClass c = in.info().cls;
+  // wmma.load / wmma.store move a matrix tile through the LD/ST unit; wmma.mma is tensor math.
+  if (in.op == Op::wmma && !in.extra.empty() && (in.extra[0] == ".load" || in.extra[0] == ".store"))
+    return ExecClass::mem;
   switch (c) {
     case OpClass::mem:
     case OpClass::atomic:

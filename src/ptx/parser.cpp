@@ -2006,6 +2006,9 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
     case Op::mma:
       in.ndst = 1;
       break;
+    case Op::wmma:  // wmma.load / wmma.mma write a fragment (a vector); wmma.store writes none
+      in.ndst = !in.extra.empty() && in.extra[0] == ".store" ? 0 : 1;
+      break;
     default:
       in.ndst = (in.info().flags & OPF_DST) ? 1 : 0;
       break;
