@@ -50,6 +50,31 @@ class GuestAssert : public GuestError {
   explicit GuestAssert(const std::string& msg) : GuestError(msg) {}
 };
 
+/// A barrier or wait that can never complete: the kernel would hang on hardware.
+class GuestDeadlock : public GuestError {
+ public:
+  explicit GuestDeadlock(const std::string& msg) : GuestError(msg) {}
+};
+
+/// A kernel that would run forever (every running warp repeats a loop without changing memory)
+/// or exceeded a per-kernel cycle/instruction limit. CUDA's answer to a kernel stopped by the
+/// watchdog is cudaErrorLaunchTimeout.
+class GuestTimeout : public GuestError {
+ public:
+  explicit GuestTimeout(const std::string& msg) : GuestError(msg) {}
+};
+
+/// The run was interrupted by a signal (SIGINT/SIGTERM) while simulating; engines throw it from
+/// their main loops when interrupt_pending() (base/interrupt.h) is set.
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(int sig) : std::runtime_error("interrupted"), sig_(sig) {}
+  int signal() const { return sig_; }
+
+ private:
+  int sig_;
+};
+
 [[noreturn]] void panic(const char* file, int line, const std::string& msg);
 
 template <typename... Args>

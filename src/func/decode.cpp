@@ -288,6 +288,9 @@ class Decoder {
         }
       }
       d.fn = h ? h : &h_unsupported;
+      // Livelock detection counts every instruction that may change memory others can see.
+      d.writes_mem = (in.info().flags & ptx::OPF_STORE) != 0 || in.op == Op::wmma ||
+                     in.op == Op::mbarrier || in.op == Op::call;
       // Control flow targets.
       if (in.op == Op::bra) {
         d.target = pc_of_label(P, k, in.ops[0].id);

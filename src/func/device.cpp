@@ -177,9 +177,28 @@ void Engine::run_streams(Device& dev, std::vector<StreamOp>& ops) {
   }
 }
 
+bool FunctionalEngine::take_failed_result(LaunchResult* out) {
+  if (!has_failed_) return false;
+  *out = failed_;
+  has_failed_ = false;
+  return true;
+}
+
 LaunchResult FunctionalEngine::run(Device& dev, LaunchState& L) {
   LaunchResult r;
+  has_failed_ = false;
+  try {
+    return run_impl(dev, L, r);
+  } catch (...) {
+    failed_ = r;  // what ran before the fault, hang or interrupt
+    has_failed_ = true;
+    throw;
+  }
+}
+
+LaunchResult FunctionalEngine::run_impl(Device& dev, LaunchState& L, LaunchResult& r) {
   ExecContext cx;
+  cx.livelock_check = dev.options().livelock_check;
   cx.gmem = &dev.memory();
   cx.heap = &dev.heap();
   cx.prog = L.prog;

@@ -32,6 +32,7 @@ struct DeviceOptions {
   uint32_t warp_size = 32;
   uint32_t stack_bytes = 1024;  // per-thread call stack (CUDA's default cudaLimitStackSize)
   uint64_t max_warp_insts_per_cta = uint64_t(1) << 32;  // watchdog for endless loops
+  bool livelock_check = true;  // stop kernels whose warps loop forever (func/livelock.h)
 };
 
 struct LaunchResult {
@@ -62,6 +63,9 @@ struct StreamOp {
   LaunchResult result;
   uint64_t start_cycle = 0, done_cycle = 0;
   bool done = false;
+  // A kernel that was running when the batch stopped (fault, hang, interrupt): `result` holds
+  // what it did up to then (partial stats), `done` stays false.
+  bool failed = false;
 };
 
 /// Runs prepared launches. The functional engine is the default; timing engines implement
@@ -76,6 +80,12 @@ class Engine {
   /// Whether run_streams overlaps work of different streams (then the runtime defers
   /// stream work until a synchronisation point).
   virtual bool concurrent() const { return false; }
+  /// After run() threw: what the failed launch did up to the failure (instructions, cycles,
+  /// partial stats). False when the engine has nothing to report.
+  virtual bool take_failed_result(LaunchResult* out) {
+    (void)out;
+    return false;
+  }
 };
 
 class Device {
@@ -142,6 +152,12 @@ class Device {
 class FunctionalEngine : public Engine {
  public:
   LaunchResult run(Device& dev, LaunchState& launch) override;
+  bool take_failed_result(LaunchResult* out) override;
+
+ private:
+  LaunchResult run_impl(Device& dev, LaunchState& launch, LaunchResult& r);
+  LaunchResult failed_;
+  bool has_failed_ = false;
 };
 
 /// Fill the launch-wide state (sizes, local memory, shared layout) for a launch.

@@ -11,8 +11,10 @@
 
 #include "base/bits.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "func/exec_common.h"
 #include "func/heap.h"
+#include "func/livelock.h"
 #include "func/memory.h"
 #include "func/printf.h"
 
@@ -88,6 +90,7 @@ void init_cta(Cta& cta, const LaunchState& L, Dim3 ctaid, uint32_t linear_id, ui
     w.carry = 0;
     w.at_barrier = false;
     w.insts = 0;
+    w.loop = LoopWatch{};
     w.hw_warp_id = wi;
     const uint32_t first = wi * ws;
     const uint32_t n = std::min(ws, nthreads - first);
@@ -463,9 +466,15 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     rec->is_load = rec->is_store = rec->is_atomic = false;
     rec->branch = rec->divergent = rec->barrier = rec->mem_fence = false;
   }
-  if (exec) d.fn(cx, w, d, exec);
+  if (exec) {
+    d.fn(cx, w, d, exec);
+    if (d.writes_mem) ++cx.gmem->write_epoch;
+  }
   ++w.insts;
   reconverge(cx, w);
+  // A jump backwards (loop back edge, or a call) may start a repeat of an earlier state.
+  if (!w.stack.empty() && w.stack.back().pc <= pc && w.insts >= w.loop.next_probe) [[unlikely]]
+    probe_loop(cx, w, pc);
   if (rec) {
     rec->next_pc = w.stack.empty() ? 0 : w.stack.back().pc;
     rec->warp_done = w.done();
@@ -483,6 +492,13 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_
   constexpr uint64_t kQuantum = 4096;
   uint64_t total = 0, thread_total = 0;
   const uint64_t limit = max_insts * ctas.size();
+  LivelockMonitor livelock;
+  std::vector<const Warp*> live_warps;
+  auto add_counts = [&] {
+    if (insts_out) *insts_out += total;
+    if (thread_insts_out) *thread_insts_out += thread_total;
+    total = thread_total = 0;
+  };
   for (;;) {
     bool progress = false;
     bool all_done = true;
@@ -505,17 +521,51 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_
     }
     if (all_done) break;
     const Cta* live = nullptr;
+    live_warps.clear();
     for (Cta* cp : ctas)
       for (auto& wp : cp->warps)
-        if (!live && !wp->done()) live = cp;
-    if (total > limit)
-      throw GuestError(fmt::format(
+        if (!wp->done()) {
+          if (!live) live = cp;
+          live_warps.push_back(wp.get());
+        }
+    if (const int sig = interrupt_pending()) {
+      add_counts();
+      throw Interrupted(sig);
+    }
+    if (cx.livelock_check && livelock.check(live_warps, cx.gmem->write_epoch)) {
+      add_counts();
+      std::string s = fmt::format(
+          "livelock in kernel {}: every running warp repeats the same state with no memory "
+          "write anywhere on the device, so it can never finish (a spin on a flag nobody sets, "
+          "or blocks waiting for each other{})",
+          cx.prog->name,
+          ctas.size() == 1 && cx.launch && cx.launch->grid.count() > 1
+              ? "; functional mode runs one block at a time, so blocks that wait for each other "
+                "need a cooperative launch or --mode timing"
+              : "");
+      for (Cta* cp : ctas) {
+        bool header = false;
+        for (auto& wp : cp->warps) {
+          if (wp->done()) continue;
+          if (!header)
+            s += fmt::format("\n  block ({},{},{}):", cp->ctaid.x, cp->ctaid.y, cp->ctaid.z);
+          header = true;
+          s += "\n" + livelock_warp_line(*cx.prog, *wp, cx.gmem->write_epoch);
+        }
+      }
+      throw GuestTimeout(s);
+    }
+    if (total > limit) {
+      add_counts();
+      throw GuestTimeout(fmt::format(
           "kernel {} block ({},{},{}) did not finish within {} warp instructions (an endless loop, "
           "or a spin lock between threads of one warp, which deadlocks under SIMT-stack "
           "reconvergence{})",
           cx.prog->name, live->ctaid.x, live->ctaid.y, live->ctaid.z, max_insts,
           ctas.size() > 1 ? ", or a grid-wide barrier some blocks never reach" : ""));
+    }
     if (!progress) {
+      add_counts();
       std::string s = fmt::format(
           "deadlock in kernel {} block ({},{},{}): every live warp waits at a barrier that can "
           "never complete (barrier inside divergent code?)",
@@ -526,11 +576,10 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_
         s += fmt::format("\n    warp {}: waits at barrier {} at {}", w.index, w.barrier_id,
                          cx.prog->where(w.pc() ? w.pc() - 1 : 0));
       }
-      throw GuestError(s);
+      throw GuestDeadlock(s);
     }
   }
-  if (insts_out) *insts_out += total;
-  if (thread_insts_out) *thread_insts_out += thread_total;
+  add_counts();
 }
 
 }  // namespace simtlab::func

@@ -81,6 +81,10 @@ class GlobalMemory {
     return a && a->alias ? a->alias + (addr - a->base) : addr;
   }
   uint64_t bytes_in_use() const { return in_use_; }
+  /// Memory-writing instructions executed on the device (stores, atomics, reductions, surface
+  /// writes, calls of device-runtime functions), counted by the executor. Livelock detection
+  /// compares it across time: a loop is only endless if nothing wrote memory meanwhile.
+  uint64_t write_epoch = 0;
   void set_capacity(uint64_t bytes) { capacity_ = bytes; }
   uint64_t capacity() const { return capacity_; }
   /// Describe the neighbourhood of a bad address (for sanitizer-style reports).

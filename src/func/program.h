@@ -70,6 +70,7 @@ struct DInst {
   // collectors). Predicate slots are offset by kPredSlotBase.
   uint8_t nsrc = 0, ndst = 0;
   uint16_t src[8] = {}, dst[4] = {};
+  bool writes_mem = false;      // may change memory another warp can see (see write_epoch)
   mutable bool warned = false;  // a once-per-instruction warning (division by zero) was printed
 };
 

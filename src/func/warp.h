@@ -41,6 +41,19 @@ struct Frame {
 
 struct Cta;
 
+/// Per-warp state of the livelock detector (func/livelock.h): samples of the warp's whole
+/// architectural state at backward branches, compared with Brent's cycle-finding scheme.
+struct LoopWatch {
+  uint64_t next_probe = 0;  // Warp::insts at which the next sample may be taken
+  uint64_t saved_hash = 0, saved_epoch = 0, saved_insts = 0;
+  uint32_t saved_pc = 0;
+  bool has_saved = false;
+  uint32_t power = 1, lam = 0;
+  // Last time a sample matched the saved one (the state repeated with no memory write).
+  uint64_t confirmed_at = 0, confirmed_epoch = 0, period = 0;
+  uint32_t loop_pc = 0, branch_pc = 0;  // loop head (the state's PC) and the backward branch
+};
+
 struct Warp {
   uint32_t index = 0;   // warp index within the CTA
   LaneMask valid = 0;   // lanes that hold a thread
@@ -60,6 +73,7 @@ struct Warp {
   uint32_t barrier_id = 0;
   uint64_t insts = 0;       // warp instructions executed
   uint32_t hw_warp_id = 0;  // %warpid (slot on the SM)
+  LoopWatch loop;
 
   bool done() const { return stack.empty() || (valid & ~exited) == 0; }
   LaneMask active() const { return stack.empty() ? 0 : stack.back().mask & ~exited; }
@@ -116,8 +130,9 @@ struct ExecContext {
   WarpInstRecord* rec = nullptr;  // when non-null, memory handlers record per-lane addresses
   const PrintSink* print = nullptr;
   const TextureTable* textures = nullptr;
-  uint64_t cycle = 0;    // current simulated cycle (%clock); the timing model updates it
-  uint64_t time_ns = 0;  // %globaltimer
+  uint64_t cycle = 0;          // current simulated cycle (%clock); the timing model updates it
+  uint64_t time_ns = 0;        // %globaltimer
+  bool livelock_check = true;  // engines stop kernels the livelock detector flags
 };
 
 /// Parameters of one kernel launch, shared by all CTAs.

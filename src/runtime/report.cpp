@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <ostream>
 
 #include <fmt/format.h>
 
@@ -162,84 +164,110 @@ void add_totals(json& gpu) {
 
 }  // namespace
 
-json build_run_json(const config::Config& cfg, const std::string& mode,
-                    const std::vector<KernelRecord>& kernels, double wall) {
+json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, json* gpu_out) {
+  json e;
+  e["index"] = index;
+  e["name"] = k.name;
+  e["status"] = status_name(k.status);
+  if (!k.error.empty()) e["error"] = k.error;
+  e["grid"] = {k.grid.x, k.grid.y, k.grid.z};
+  e["block"] = {k.block.x, k.block.y, k.block.z};
+  e["dynamic_shared_bytes"] = k.dynamic_shared;
+  e["regs_per_thread"] = k.regs_per_thread;
+  e["regs_source"] = k.regs_source;
+  e["regs_wanted"] = k.regs_wanted;
+  e["ctas"] = k.result.ctas;
+  e["warp_insts"] = k.result.warp_insts;
+  e["thread_insts"] = k.result.thread_insts;
+  e["cycles"] = k.result.cycles;
+  e["ipc"] = k.result.cycles ? double(k.result.thread_insts) / double(k.result.cycles) : 0.0;
+  e["start_cycle"] = k.result.end_cycle ? k.result.start_cycle : cycles_before;
+  e["end_cycle"] = k.result.end_cycle ? k.result.end_cycle : cycles_before + k.result.cycles;
+  if (k.stats.is_object()) {
+    json gpu = k.stats;
+    gpu.erase("trace_events");
+    json extra = json::object();
+    for (const char* key : {"start_cycle", "end_cycle", "occupancy"})
+      if (gpu.contains(key)) {
+        extra[key] = gpu[key];
+        gpu.erase(key);
+      }
+    add_totals(gpu);
+    if (gpu_out) *gpu_out = gpu;
+    e["occupancy"] = extra.value("occupancy", json::object());
+    e["stats"] = {{"gpu", std::move(gpu)}};
+  }
+  return e;
+}
+
+void merge_stats(json& run_gpu, const json& kernel_gpu) { merge_add(run_gpu, kernel_gpu); }
+
+KernelBrief kernel_brief(const json& entry) {
+  KernelBrief b;
+  b.name = entry["name"].get<std::string>();
+  b.cycles = entry["cycles"].get<uint64_t>();
+  b.warp_insts = entry["warp_insts"].get<uint64_t>();
+  b.thread_insts = entry["thread_insts"].get<uint64_t>();
+  b.start = entry["start_cycle"].get<uint64_t>();
+  b.end = entry["end_cycle"].get<uint64_t>();
+  if (entry.contains("stats")) {
+    const json& st = entry["stats"]["gpu"];
+    b.l1_accesses = stat_value(st, "sm_total.l1d.accesses");
+    b.l1_misses = stat_value(st, "sm_total.l1d.misses");
+    b.l2_accesses = stat_value(st, "mem.l2_total.accesses");
+    b.l2_misses = stat_value(st, "mem.l2_total.misses");
+  }
+  return b;
+}
+
+json run_json_without_kernels(const config::Config& cfg, const std::string& mode,
+                              const std::vector<KernelBrief>& kernels, const json& run_gpu_in,
+                              double wall, int interrupted) {
   json j;
   j["simtlab"] = {{"version", "0.1.0"}, {"format", 1}};
   j["mode"] = mode;
   j["config"] = {{"preset", cfg.preset_name()}, {"hash", cfg.hash()}, {"values", cfg.to_json()}};
-  json ks = json::array();
   json host_kernels = json::array();
-  json run_gpu;
-  uint64_t tot_cycles = 0, tot_warp = 0, tot_thread = 0;
+  uint64_t tot_warp = 0, tot_thread = 0, failed = 0;
   double kernel_wall = 0;
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    const KernelRecord& k = kernels[i];
-    json e;
-    e["index"] = i;
-    e["name"] = k.name;
-    e["grid"] = {k.grid.x, k.grid.y, k.grid.z};
-    e["block"] = {k.block.x, k.block.y, k.block.z};
-    e["dynamic_shared_bytes"] = k.dynamic_shared;
-    e["regs_per_thread"] = k.regs_per_thread;
-    e["regs_source"] = k.regs_source;
-    e["regs_wanted"] = k.regs_wanted;
-    e["ctas"] = k.result.ctas;
-    e["warp_insts"] = k.result.warp_insts;
-    e["thread_insts"] = k.result.thread_insts;
-    e["cycles"] = k.result.cycles;
-    e["ipc"] = k.result.cycles ? double(k.result.thread_insts) / double(k.result.cycles) : 0.0;
-    e["start_cycle"] = k.result.end_cycle ? k.result.start_cycle : tot_cycles;
-    e["end_cycle"] = k.result.end_cycle ? k.result.end_cycle : tot_cycles + k.result.cycles;
-    if (k.stats.is_object()) {
-      json gpu = k.stats;
-      gpu.erase("trace_events");
-      json extra = json::object();
-      for (const char* key : {"start_cycle", "end_cycle", "occupancy"})
-        if (gpu.contains(key)) {
-          extra[key] = gpu[key];
-          gpu.erase(key);
-        }
-      add_totals(gpu);
-      merge_add(run_gpu, gpu);
-      e["occupancy"] = extra.value("occupancy", json::object());
-      e["stats"] = {{"gpu", std::move(gpu)}};
-    }
-    ks.push_back(std::move(e));
+  for (const KernelBrief& k : kernels) {
     host_kernels.push_back({{"name", k.name}, {"wall_seconds", k.wall_seconds}});
-    tot_cycles += k.result.cycles;
-    tot_warp += k.result.warp_insts;
-    tot_thread += k.result.thread_insts;
+    tot_warp += k.warp_insts;
+    tot_thread += k.thread_insts;
     kernel_wall += k.wall_seconds;
+    if (k.status != KernelStatus::completed) ++failed;
   }
   // With concurrent kernels, elapsed GPU time is the union of the kernels' intervals.
+  uint64_t tot_cycles = 0;
   {
     std::vector<std::pair<uint64_t, uint64_t>> iv;
-    for (const json& e : ks)
-      iv.push_back({e["start_cycle"].get<uint64_t>(), e["end_cycle"].get<uint64_t>()});
+    iv.reserve(kernels.size());
+    for (const KernelBrief& k : kernels) iv.push_back({k.start, k.end});
     std::sort(iv.begin(), iv.end());
-    uint64_t covered = 0, cur_s = 0, cur_e = 0;
+    uint64_t cur_s = 0, cur_e = 0;
     bool open = false;
     for (auto [a, b] : iv) {
       if (open && a <= cur_e) {
         cur_e = std::max(cur_e, b);
       } else {
-        if (open) covered += cur_e - cur_s;
+        if (open) tot_cycles += cur_e - cur_s;
         cur_s = a;
         cur_e = b;
         open = true;
       }
     }
-    if (open) covered += cur_e - cur_s;
-    tot_cycles = covered;
+    if (open) tot_cycles += cur_e - cur_s;
   }
-  j["kernels"] = std::move(ks);
+  j["kernels"] = json::array();
   j["totals"] = {{"launches", kernels.size()},
                  {"cycles", tot_cycles},
                  {"warp_insts", tot_warp},
                  {"thread_insts", tot_thread},
                  {"ipc", tot_cycles ? double(tot_thread) / double(tot_cycles) : 0.0}};
-  if (!run_gpu.is_null()) {
+  if (failed) j["totals"]["failed_launches"] = failed;
+  if (interrupted) j["interrupted"] = {{"signal", interrupted}, {"name", strsignal(interrupted)}};
+  if (!run_gpu_in.is_null()) {
+    json run_gpu = run_gpu_in;
     recompute_formulas(run_gpu);
     j["stats"] = {{"gpu", std::move(run_gpu)}};
   }
@@ -251,6 +279,49 @@ json build_run_json(const config::Config& cfg, const std::string& mode,
                {"cycles_per_s", rate(double(tot_cycles), kernel_wall)},
                {"kernels", std::move(host_kernels)}};
   return j;
+}
+
+namespace {
+/// `text` with every line after the first indented by `n` more spaces.
+std::string indent_tail(const std::string& text, size_t n) {
+  std::string out;
+  out.reserve(text.size() + n * 16);
+  const std::string pad(n, ' ');
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+}  // namespace
+
+void write_run_json(std::ostream& os, const json& run, std::FILE* spool) {
+  // Exactly what run.dump(2) gives with the kernel entries spliced in (keys in sorted order,
+  // as nlohmann::json orders them), without holding every entry in memory at once.
+  os << "{";
+  bool first = true;
+  for (auto it = run.begin(); it != run.end(); ++it) {
+    os << (first ? "\n  \"" : ",\n  \"") << it.key() << "\": ";
+    first = false;
+    if (it.key() != "kernels" || !spool) {
+      os << indent_tail(it.value().dump(2), 2);
+      continue;
+    }
+    std::rewind(spool);
+    bool any = false;
+    std::string line;
+    char buf[1 << 16];
+    while (std::fgets(buf, sizeof buf, spool)) {
+      line += buf;
+      if (line.empty() || line.back() != '\n') continue;
+      line.pop_back();
+      os << (any ? ",\n    " : "[\n    ") << indent_tail(json::parse(line).dump(2), 4);
+      any = true;
+      line.clear();
+    }
+    os << (any ? "\n  ]" : "[]");
+  }
+  os << (first ? "}" : "\n}");
 }
 
 std::string summary_text(const json& run) {
@@ -266,6 +337,17 @@ std::string summary_text(const json& run) {
   if (t["cycles"].get<uint64_t>())
     s +=
         fmt::format(", {} cycles, IPC {:.2f}", t["cycles"].get<uint64_t>(), t["ipc"].get<double>());
+  if (t.contains("failed_launches"))
+    s += fmt::format(
+        "\nsimtlab: {} kernel launch{} did not complete (see the stats file's "
+        "\"status\"): the numbers above include partial work",
+        t["failed_launches"].get<uint64_t>(),
+        t["failed_launches"].get<uint64_t>() == 1 ? "" : "es");
+  if (run.contains("interrupted"))
+    s += fmt::format(
+        "\nsimtlab: interrupted by {} (signal {}); stats cover the kernels that "
+        "finished and the one that was running",
+        run["interrupted"]["name"].get<std::string>(), run["interrupted"]["signal"].get<int>());
   if (run.contains("stats") && run["stats"]["gpu"].contains("sm_total")) {
     const json& g = run["stats"]["gpu"];
     const json& st = g["sm_total"]["stall"]["values"];
@@ -293,17 +375,18 @@ std::string summary_text(const json& run) {
   return s + "\n";
 }
 
-std::string stats_text(const json& run) {
+std::string stats_text(const std::vector<KernelBrief>& kernels) {
   std::string s;
   uint64_t tot_cycles = 0, tot_insn = 0;
-  for (const json& k : run["kernels"]) {
-    const uint64_t cyc = k["cycles"].get<uint64_t>(), insn = k["thread_insts"].get<uint64_t>();
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelBrief& k = kernels[i];
+    const uint64_t cyc = k.cycles, insn = k.thread_insts;
     tot_cycles += cyc;
     tot_insn += insn;
-    const json empty = json::object();
-    const json& st = k.contains("stats") ? k["stats"]["gpu"] : empty;
-    s += fmt::format("kernel_name = {}\n", k["name"].get<std::string>());
-    s += fmt::format("kernel_launch_uid = {}\n", k["index"].get<uint64_t>() + 1);
+    s += fmt::format("kernel_name = {}\n", k.name);
+    s += fmt::format("kernel_launch_uid = {}\n", i + 1);
+    if (k.status != KernelStatus::completed)
+      s += fmt::format("kernel_status = {}\n", status_name(k.status));
     s += fmt::format("gpu_sim_cycle = {}\n", cyc);
     s += fmt::format("gpu_sim_insn = {}\n", insn);
     s += fmt::format("gpu_ipc = {:12.4f}\n", cyc ? double(insn) / double(cyc) : 0.0);
@@ -311,11 +394,8 @@ std::string stats_text(const json& run) {
     s += fmt::format("gpu_tot_sim_insn = {}\n", tot_insn);
     s += fmt::format("gpu_tot_ipc = {:12.4f}\n",
                      tot_cycles ? double(tot_insn) / double(tot_cycles) : 0.0);
-    s += fmt::format("gpu_warp_insn = {}\n", k["warp_insts"].get<uint64_t>());
-    const double l1a = stat_value(st, "sm_total.l1d.accesses"),
-                 l1m = stat_value(st, "sm_total.l1d.misses");
-    const double l2a = stat_value(st, "mem.l2_total.accesses"),
-                 l2m = stat_value(st, "mem.l2_total.misses");
+    s += fmt::format("gpu_warp_insn = {}\n", k.warp_insts);
+    const double l1a = k.l1_accesses, l1m = k.l1_misses, l2a = k.l2_accesses, l2m = k.l2_misses;
     s += fmt::format("L1D_total_cache_accesses = {}\n", uint64_t(l1a));
     s += fmt::format("L1D_total_cache_misses = {}\n", uint64_t(l1m));
     s += fmt::format("L1D_total_cache_miss_rate = {:.4f}\n", l1a ? l1m / l1a : 0.0);
@@ -326,53 +406,46 @@ std::string stats_text(const json& run) {
   return s;
 }
 
-void append_csv(const std::string& path, const json& run) {
-  namespace fs = std::filesystem;
-  const bool fresh = !fs::exists(path) || fs::file_size(path) == 0;
-  std::ofstream f(path, std::ios::app);
-  if (!f) {
-    std::fprintf(stderr, "simtlab: cannot write CSV file '%s'\n", path.c_str());
-    return;
-  }
-  if (fresh)
-    f << "config_hash,preset,mode,kernel_index,kernel,grid,block,ctas,regs_per_thread,cycles,warp_"
-         "insts,thread_insts,ipc,"
-         "wall_seconds\n";
-  for (const json& k : run["kernels"]) {
-    f << run["config"]["hash"].get<std::string>() << ','
-      << run["config"]["preset"].get<std::string>() << ',' << run["mode"].get<std::string>() << ','
-      << k["index"].get<uint64_t>() << ",\"" << k["name"].get<std::string>() << "\","
-      << fmt::format("{}x{}x{}", k["grid"][0].get<uint32_t>(), k["grid"][1].get<uint32_t>(),
-                     k["grid"][2].get<uint32_t>())
-      << ','
-      << fmt::format("{}x{}x{}", k["block"][0].get<uint32_t>(), k["block"][1].get<uint32_t>(),
-                     k["block"][2].get<uint32_t>())
-      << ',' << k["ctas"].get<uint64_t>() << ',' << k["regs_per_thread"].get<uint32_t>() << ','
-      << k["cycles"].get<uint64_t>() << ',' << k["warp_insts"].get<uint64_t>() << ','
-      << k["thread_insts"].get<uint64_t>() << ',' << fmt::format("{:.6f}", k["ipc"].get<double>())
-      << ','
-      << fmt::format("{:.6f}",
-                     run["host"]["kernels"][k["index"].get<size_t>()]["wall_seconds"].get<double>())
-      << '\n';
-  }
+const char* csv_header() {
+  return "config_hash,preset,mode,kernel_index,kernel,grid,block,ctas,regs_per_thread,cycles,"
+         "warp_insts,thread_insts,ipc,wall_seconds,status\n";
 }
 
-void write_trace(const std::string& path, const std::vector<KernelRecord>& kernels) {
+std::string csv_row(const config::Config& cfg, const std::string& mode, size_t index, const json& e,
+                    const KernelBrief& k) {
+  // A kernel that did not complete gets empty result columns and its status: it must never
+  // read as a measurement.
+  const bool ok = k.status == KernelStatus::completed;
+  auto dims = [](const json& d) {
+    return fmt::format("{}x{}x{}", d[0].get<uint32_t>(), d[1].get<uint32_t>(),
+                       d[2].get<uint32_t>());
+  };
+  return fmt::format("{},{},{},{},\"{}\",{},{},{},{},{},{},{},{},{:.6f},{}\n", cfg.hash(),
+                     cfg.preset_name(), mode, index, k.name, dims(e["grid"]), dims(e["block"]),
+                     e["ctas"].get<uint64_t>(), e["regs_per_thread"].get<uint32_t>(),
+                     ok ? std::to_string(k.cycles) : "", ok ? std::to_string(k.warp_insts) : "",
+                     ok ? std::to_string(k.thread_insts) : "",
+                     ok ? fmt::format("{:.6f}", e["ipc"].get<double>()) : "", k.wall_seconds,
+                     status_name(k.status));
+}
+
+void write_trace(const std::string& path, const std::vector<json>& kernels) {
   json events = json::array();
   uint64_t t = 0;
-  for (const KernelRecord& k : kernels) {
-    if (k.stats.is_object() && k.stats.contains("trace_events")) {
-      for (const json& e : k.stats["trace_events"]) events.push_back(e);
+  for (const json& k : kernels) {
+    const uint64_t cycles = k["cycles"].get<uint64_t>();
+    if (k.contains("events")) {
+      for (const json& e : k["events"]) events.push_back(e);
     } else {
-      events.push_back({{"name", k.name},
+      events.push_back({{"name", k["name"]},
                         {"cat", "kernel"},
                         {"ph", "X"},
                         {"pid", 0},
                         {"tid", 0},
                         {"ts", t},
-                        {"dur", std::max<uint64_t>(1, k.result.cycles)}});
+                        {"dur", std::max<uint64_t>(1, cycles)}});
     }
-    t += std::max<uint64_t>(1, k.result.cycles);
+    t += std::max<uint64_t>(1, cycles);
   }
   json j = {{"traceEvents", events},
             {"displayTimeUnit", "ns"},

@@ -1,17 +1,23 @@
 #include "runtime/runtime.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "base/bits.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "config/config.h"
 #include "runtime/engine_factory.h"
 
@@ -73,15 +79,18 @@ Runtime::Runtime() {
   o.warp_size = params_.sm.warp_size;
   o.stack_bytes = params_.sim.stack_bytes;
   o.max_warp_insts_per_cta = params_.sim.max_warp_insts_per_cta;
+  o.livelock_check = params_.sim.livelock_check;
   dev_ = std::make_unique<func::Device>(o);
   dev_->heap().set_limit(params_.sim.heap_bytes);
   dev_->max_shared_per_block = params_.sm.max_shared_per_block;
   dev_->max_threads_per_block = params_.sm.max_threads_per_block;
   dev_->set_print_sink([](const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); });
   register_timing_engine();
+  install_signal_handlers();
   // Write results when the program exits (after its own atexit handlers registered later).
   std::atexit([] {
     Runtime& r = Runtime::get();
+    std::lock_guard<std::recursive_mutex> g(r.run_mu_);
     r.drain();
     std::fflush(stdout);
     r.session_->finish();
@@ -562,22 +571,16 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
   if (drain() != cudaSuccess) return sticky_;
   const auto t0 = std::chrono::steady_clock::now();
   std::fflush(stdout);
+  std::unique_lock<std::recursive_mutex> run_lock(run_mu_);
+  int interrupted = 0;
   try {
     rec.result = dev_->launch(*k.prog, g, b, uint32_t(shared), std::move(pbuf), regs, opt);
-    if (!rec.result.stats_json.empty()) rec.stats = nlohmann::json::parse(rec.result.stats_json);
-  } catch (const GuestAssert& ex) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s\n", ex.what());
-    sticky_ = cudaErrorAssert;
-  } catch (const GuestError& ex) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "========= simtlab: kernel fault\n========= %s\n", ex.what());
-    std::string msg = ex.what();
-    sticky_ =
-        msg.find("trap") != std::string::npos ? cudaErrorLaunchFailure : cudaErrorIllegalAddress;
   } catch (const UserError& ex) {
     warn(fmt::format("launch of {} failed: {}", k.name, ex.what()));
     return ret(cudaErrorLaunchFailure);
+  } catch (...) {
+    rec.status = kernel_failed(std::current_exception(), &rec.error, &interrupted);
+    if (func::Engine* e = dev_->engine()) e->take_failed_result(&rec.result);
   }
   std::fflush(stdout);
   rec.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -586,6 +589,7 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
     if (Stream* st = stream(s)) st->time_ms = device_time_ms_;
   }
   session_->add(std::move(rec));
+  if (interrupted) die_interrupted(interrupted);
   if (pending_.empty()) release_coop_workspaces();
   return cudaSuccess;
 }
@@ -721,28 +725,25 @@ cudaError_t Runtime::drain() {
   std::vector<PendingOp> meta = std::move(pending_meta_);
   pending_.clear();
   pending_meta_.clear();
+  std::unique_lock<std::recursive_mutex> run_lock(run_mu_);
   const auto t0 = std::chrono::steady_clock::now();
   std::fflush(stdout);
+  KernelStatus failure = KernelStatus::completed;
+  std::string failure_msg;
+  int interrupted = 0;
   try {
     dev_->engine()->run_streams(*dev_, ops);
-  } catch (const GuestAssert& ex) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "%s\n", ex.what());
-    sticky_ = cudaErrorAssert;
-  } catch (const GuestError& ex) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "========= simtlab: kernel fault\n========= %s\n", ex.what());
-    sticky_ = std::string(ex.what()).find("trap") != std::string::npos ? cudaErrorLaunchFailure
-                                                                       : cudaErrorIllegalAddress;
   } catch (const UserError& ex) {
     warn(ex.what());
     sticky_ = cudaErrorLaunchFailure;
+  } catch (...) {
+    failure = kernel_failed(std::current_exception(), &failure_msg, &interrupted);
   }
   std::fflush(stdout);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   size_t nk = 0;
   for (const auto& op : ops)
-    if (op.kind == func::StreamOp::Kind::kernel && op.done) ++nk;
+    if (op.kind == func::StreamOp::Kind::kernel && (op.done || op.failed)) ++nk;
   for (size_t i = 0; i < ops.size(); ++i) {
     func::StreamOp& op = ops[i];
     if (meta[i].event) {
@@ -750,17 +751,115 @@ cudaError_t Runtime::drain() {
       meta[i].event->recorded = op.done;
       meta[i].event->time_ms = cycles_to_ms(op.done_cycle);
     }
-    if (op.kind != func::StreamOp::Kind::kernel || !op.done) continue;
+    if (op.kind != func::StreamOp::Kind::kernel || !(op.done || op.failed)) continue;
     KernelRecord rec = std::move(meta[i].record);
-    rec.result = op.result;
-    if (!rec.result.stats_json.empty()) rec.stats = nlohmann::json::parse(rec.result.stats_json);
+    rec.result = std::move(op.result);
+    if (op.failed) {
+      // Running when the batch stopped: its partial record carries the batch's failure.
+      rec.status = failure == KernelStatus::completed ? KernelStatus::fault : failure;
+      rec.error = failure_msg;
+    }
     rec.wall_seconds = nk ? wall / double(nk) : 0.0;  // the batch's wall time, shared out
     device_time_ms_ = std::max(device_time_ms_, cycles_to_ms(op.done_cycle));
     session_->add(std::move(rec));
   }
   for (auto& st : streams_) st->time_ms = std::max(st->time_ms, device_time_ms_);
+  if (interrupted) die_interrupted(interrupted);
   release_coop_workspaces();
   return sticky_;
+}
+
+KernelStatus Runtime::kernel_failed(std::exception_ptr e, std::string* first_line,
+                                    int* interrupted) {
+  std::fflush(stdout);
+  auto first = [](const char* what) {
+    std::string s = what;
+    return s.substr(0, s.find('\n'));
+  };
+  try {
+    std::rethrow_exception(e);
+  } catch (const Interrupted& ex) {
+    *interrupted = ex.signal();
+    *first_line = fmt::format("interrupted by {}", strsignal(ex.signal()));
+    return KernelStatus::interrupted;
+  } catch (const GuestAssert& ex) {
+    std::fprintf(stderr, "%s\n", ex.what());
+    sticky_ = cudaErrorAssert;
+    *first_line = first(ex.what());
+    return KernelStatus::assert_;
+  } catch (const GuestTimeout& ex) {
+    // What a kernel stopped by the watchdog gets from CUDA.
+    std::fprintf(stderr, "========= simtlab: kernel hang\n========= %s\n", ex.what());
+    sticky_ = cudaErrorLaunchTimeout;
+    *first_line = first(ex.what());
+    return KernelStatus::livelock;
+  } catch (const GuestDeadlock& ex) {
+    std::fprintf(stderr, "========= simtlab: kernel hang\n========= %s\n", ex.what());
+    sticky_ = cudaErrorLaunchTimeout;
+    *first_line = first(ex.what());
+    return KernelStatus::deadlock;
+  } catch (const GuestError& ex) {
+    std::fprintf(stderr, "========= simtlab: kernel fault\n========= %s\n", ex.what());
+    const std::string msg = ex.what();
+    sticky_ =
+        msg.find("trap") != std::string::npos ? cudaErrorLaunchFailure : cudaErrorIllegalAddress;
+    *first_line = first(ex.what());
+    return KernelStatus::fault;
+  }
+}
+
+void Runtime::die_interrupted(int sig) {
+  // Write what ran (finished kernels and the partial record of the running one), then end the
+  // process the way the signal would have, so the shell sees the conventional 128+signal.
+  session_->set_interrupted(sig);
+  std::fflush(stdout);
+  session_->finish();
+  std::fflush(stderr);
+  std::signal(sig, SIG_DFL);
+  kill(getpid(), sig);
+  std::_Exit(128 + sig);
+}
+
+namespace {
+int g_signal_pipe[2] = {-1, -1};
+void on_signal(int sig) {
+  request_interrupt(sig);  // engines poll it and stop at the next check (every 1024 cycles)
+  const char c = char(sig);
+  const int saved = errno;
+  (void)!write(g_signal_pipe[1], &c, 1);
+  errno = saved;
+}
+}  // namespace
+
+void Runtime::install_signal_handlers() {
+  if (pipe2(g_signal_pipe, O_CLOEXEC) != 0) return;
+  bool any = false;
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;  // keep theirs
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, nullptr);
+    any = true;
+  }
+  if (!any) return;
+  // The handler only sets a flag and writes a byte; this thread does the rest. While a kernel
+  // is simulating, the simulating thread holds run_mu_, notices the flag, records the partial
+  // kernel and ends the process itself; otherwise (host code running) this thread takes run_mu_
+  // and writes the results.
+  std::thread([this] {
+    char c = 0;
+    for (;;) {
+      const ssize_t n = read(g_signal_pipe[0], &c, 1);
+      if (n == 1) break;
+      if (n < 0 && errno == EINTR) continue;
+      return;
+    }
+    std::lock_guard<std::recursive_mutex> g(run_mu_);
+    die_interrupted(int(static_cast<unsigned char>(c)));
+  }).detach();
 }
 
 void Runtime::release_coop_workspaces() {

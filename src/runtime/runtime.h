@@ -237,8 +237,15 @@ class Runtime {
   Runtime();
   void load_config();
   void register_timing_engine();
+  void install_signal_handlers();
+  /// Report a failed launch (stderr), set the sticky error, return the kernel's status and the
+  /// report's first line; an Interrupted sets *interrupted to the signal.
+  KernelStatus kernel_failed(std::exception_ptr e, std::string* first_line, int* interrupted);
+  /// Write the results of an interrupted run and end the process by signal `sig`.
+  [[noreturn]] void die_interrupted(int sig);
 
   std::mutex mu_;
+  std::recursive_mutex run_mu_;  // held while simulating and recording results (signals wait)
   timing::GpuParams params_;
   std::unique_ptr<func::Device> dev_;
   std::unique_ptr<Session> session_;

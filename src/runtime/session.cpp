@@ -1,6 +1,7 @@
 #include "runtime/session.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -9,17 +10,95 @@
 
 namespace simtlab::runtime {
 
+const char* status_name(KernelStatus s) {
+  switch (s) {
+    case KernelStatus::completed:
+      return "completed";
+    case KernelStatus::fault:
+      return "fault";
+    case KernelStatus::assert_:
+      return "assert";
+    case KernelStatus::deadlock:
+      return "deadlock";
+    case KernelStatus::livelock:
+      return "livelock";
+    case KernelStatus::interrupted:
+      return "interrupted";
+  }
+  return "?";
+}
+
 Session::Session(config::Config cfg, SessionOptions opt)
     : cfg_(std::move(cfg)), opt_(std::move(opt)), start_(std::chrono::steady_clock::now()) {}
 
-Session::~Session() { finish(); }
+Session::~Session() {
+  finish();
+  if (spool_) std::fclose(spool_);
+}
 
-void Session::add(KernelRecord r) { kernels_.push_back(std::move(r)); }
+void Session::add(KernelRecord r) {
+  if (r.stats.is_null() && !r.result.stats_json.empty()) {
+    r.stats = nlohmann::json::parse(r.result.stats_json);
+    std::string().swap(r.result.stats_json);
+  }
+  uint64_t before = 0;
+  for (const KernelBrief& b : briefs_) before += b.cycles;
+  if (opt_.trace_path.size()) {
+    nlohmann::json t = {{"name", r.name}, {"cycles", r.result.cycles}};
+    if (r.stats.is_object() && r.stats.contains("trace_events"))
+      t["events"] = std::move(r.stats["trace_events"]);
+    trace_.push_back(std::move(t));
+  }
+  nlohmann::json gpu;
+  const nlohmann::json e = kernel_entry(r, briefs_.size(), before, &gpu);
+  r.stats = nullptr;
+  if (!gpu.is_null()) merge_stats(run_gpu_, gpu);
+  KernelBrief b = kernel_brief(e);
+  b.status = r.status;
+  b.wall_seconds = r.wall_seconds;
+  if (!opt_.stats_path.empty()) {
+    if (!spool_) spool_ = std::tmpfile();
+    if (spool_) {
+      const std::string line = e.dump() + "\n";
+      std::fwrite(line.data(), 1, line.size(), spool_);
+    }
+  }
+  if (!opt_.csv_path.empty()) {
+    // Rows are appended as kernels finish, so an interrupted run keeps its finished kernels.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const bool fresh = !csv_header_checked_ &&
+                       (!fs::exists(opt_.csv_path, ec) || fs::file_size(opt_.csv_path, ec) == 0);
+    csv_header_checked_ = true;
+    std::ofstream f(opt_.csv_path, std::ios::app);
+    if (!f) std::fprintf(stderr, "simtlab: cannot write CSV file '%s'\n", opt_.csv_path.c_str());
+    if (fresh) f << csv_header();
+    f << csv_row(cfg_, mode_, briefs_.size(), e, b);
+  }
+  briefs_.push_back(std::move(b));
+}
 
-nlohmann::json Session::to_json() const {
+nlohmann::json Session::header_json(double wall) const {
+  return run_json_without_kernels(cfg_, mode_, briefs_, run_gpu_, wall, interrupted_);
+}
+
+nlohmann::json Session::to_json() {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  return build_run_json(cfg_, mode_, kernels_, wall);
+  nlohmann::json j = header_json(wall);
+  if (spool_) {
+    std::rewind(spool_);
+    char buf[1 << 16];
+    std::string line;
+    while (std::fgets(buf, sizeof buf, spool_)) {
+      line += buf;
+      if (line.back() != '\n') continue;
+      j["kernels"].push_back(nlohmann::json::parse(line));
+      line.clear();
+    }
+    std::fseek(spool_, 0, SEEK_END);
+  }
+  return j;
 }
 
 void Session::finish() {
@@ -27,16 +106,18 @@ void Session::finish() {
   finished_ = true;
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  nlohmann::json j = build_run_json(cfg_, mode_, kernels_, wall);
+  const nlohmann::json j = header_json(wall);
   if (!opt_.stats_path.empty()) {
     std::ofstream f(opt_.stats_path);
-    if (!f)
+    if (!f) {
       std::fprintf(stderr, "simtlab: cannot write stats file '%s'\n", opt_.stats_path.c_str());
-    f << j.dump(2) << "\n";
+    } else {
+      write_run_json(f, j, spool_);
+      f << "\n";
+    }
   }
-  if (!opt_.csv_path.empty()) append_csv(opt_.csv_path, j);
-  if (!opt_.trace_path.empty()) write_trace(opt_.trace_path, kernels_);
-  if (opt_.stats_text) std::fputs(stats_text(j).c_str(), stderr);
+  if (!opt_.trace_path.empty()) write_trace(opt_.trace_path, trace_);
+  if (opt_.stats_text) std::fputs(stats_text(briefs_).c_str(), stderr);
   if (!opt_.quiet) std::fputs(summary_text(j).c_str(), stderr);
 }
 

@@ -74,6 +74,8 @@ struct SimParams {
   uint64_t heap_bytes = uint64_t(8) << 20;
   uint64_t max_warp_insts_per_cta = uint64_t(1) << 32;
   uint64_t watchdog_cycles = 1000000;
+  uint64_t max_kernel_cycles = 0;
+  bool livelock_check = true;
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
   void describe(config::Describer& d) {
@@ -94,6 +96,16 @@ struct SimParams {
     d.param("watchdog_cycles", watchdog_cycles, "cycles",
             "Timing-mode deadlock watchdog: cycles without any progress", "simtlab")
         .min(100);
+    d.param("max_kernel_cycles", max_kernel_cycles, "cycles",
+            "Timing-mode limit per kernel launch (0 = none): a kernel still running after this "
+            "many core cycles is stopped and reported like a watchdog timeout "
+            "(cudaErrorLaunchTimeout)",
+            "simtlab");
+    d.param("livelock_check", livelock_check, "",
+            "Stop a kernel whose every running warp repeats the same loop state without any "
+            "memory write on the device (a spin on a flag nobody sets): reported with a per-warp "
+            "dump as cudaErrorLaunchTimeout",
+            "simtlab");
     d.param("fixed_memory_latency", fixed_memory_latency, "cycles",
             "Latency of every memory request when mem.model=fixed (stand-in memory system)",
             "assumption: ~200 core cycles, GTX480-class DRAM load latency")

@@ -7,6 +7,7 @@
 
 #include "base/bits.h"
 #include "base/error.h"
+#include "base/interrupt.h"
 #include "func/executor.h"
 #include "stats/writers.h"
 #include "timing/mem_backend.h"
@@ -148,9 +149,16 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
 
 void Gpu::finish_kernel(Running& r, uint64_t now) {
   func::StreamOp& op = *r.op;
-  const func::Program& k = *r.ctx.launch->prog;
   ++kernels_;
   cycles_ += now - r.start;
+  fill_result(r, now);
+  op.done_cycle = now;
+  op.done = true;
+}
+
+void Gpu::fill_result(Running& r, uint64_t now) {
+  func::StreamOp& op = *r.op;
+  const func::Program& k = *r.ctx.launch->prog;
   func::LaunchResult& res = op.result;
   res.cycles = now - r.start;
   res.start_cycle = r.start;
@@ -173,8 +181,54 @@ void Gpu::finish_kernel(Running& r, uint64_t now) {
     j["trace_events"] = trace_->take_events();
   }
   res.stats_json = j.dump();
-  op.done_cycle = now;
-  op.done = true;
+}
+
+void Gpu::fail_running(std::exception_ptr e) {
+  const uint64_t now = core_->cycle();
+  for (auto& r : running_) {
+    try {
+      fill_result(*r, now);
+    } catch (...) {
+      // partial stats are best effort: the original error matters more
+    }
+    r->op->failed = true;
+    r->op->done_cycle = now;
+  }
+  running_.clear();
+  livelock_.reset();
+  std::rethrow_exception(e);
+}
+
+bool Gpu::take_failed_result(func::LaunchResult* out) {
+  if (!has_failed_) return false;
+  *out = std::move(failed_);
+  has_failed_ = false;
+  return true;
+}
+
+std::string Gpu::livelock_report(uint64_t now) {
+  std::vector<const func::Warp*> live;
+  uint64_t epoch = 0;
+  for (const auto& s : sms_)
+    s->for_each_live_warp([&](const func::Warp& w, const KernelCtx& k, const func::Cta&) {
+      live.push_back(&w);
+      epoch = k.cx.gmem->write_epoch;
+    });
+  if (live.empty() || !livelock_.check(live, epoch)) return {};
+  std::string names;
+  for (const auto& r : running_) names += (names.empty() ? "" : ", ") + r->ctx.launch->prog->name;
+  std::string s = fmt::format(
+      "livelock in kernel {} (cycle {}): every running warp repeats the same state with no "
+      "memory write anywhere on the device, so it can never finish (a spin on a flag nobody "
+      "sets, or blocks waiting for each other); per-warp state:",
+      names, now);
+  for (const auto& sm : sms_)
+    sm->for_each_live_warp([&](const func::Warp& w, const KernelCtx& k, const func::Cta& c) {
+      s += fmt::format("\n  SM {} block ({},{},{}) of {}:\n", sm->id(), c.ctaid.x, c.ctaid.y,
+                       c.ctaid.z, k.launch->prog->name);
+      s += func::livelock_warp_line(*k.launch->prog, w, epoch);
+    });
+  return s;
 }
 
 std::string Gpu::deadlock_report(uint64_t now, uint64_t quiet) const {
@@ -183,6 +237,11 @@ std::string Gpu::deadlock_report(uint64_t now, uint64_t quiet) const {
   std::string dump = fmt::format(
       "deadlock: kernel {} made no progress for {} cycles (cycle {}); per-warp state:\n", names,
       quiet, now);
+  return dump + warp_dump();
+}
+
+std::string Gpu::warp_dump() const {
+  std::string dump;
   for (const auto& s : sms_)
     if (s->busy()) dump += s->dump_state();
   return dump;
@@ -213,8 +272,9 @@ void Gpu::run_streams(func::Device& dev, std::vector<func::StreamOp>& ops) {
   try {
     run_streams_impl(dev, ops);
   } catch (...) {
-    running_.clear();  // a guest fault ends the batch; the runtime makes the error sticky
-    throw;
+    // A guest fault, hang or interrupt ends the batch (the runtime makes the error sticky);
+    // the kernels that were running report what they did up to now.
+    fail_running(std::current_exception());
   }
 }
 
@@ -259,7 +319,7 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
   const auto wall0 = std::chrono::steady_clock::now();
   auto last_print = wall0;
   bool printed = false;
-  uint64_t last_check = start;
+  uint64_t last_check = start, last_livelock = start;
   start_ready();
   auto all_done = [&] {
     for (const auto& op : ops)
@@ -273,7 +333,7 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
     if (!sim_.step(&progress)) {
       uint64_t last = 0;
       for (auto& s : sms_) last = std::max(last, s->last_progress());
-      throw GuestError(deadlock_report(core_->cycle(), core_->cycle() - last));
+      throw GuestDeadlock(deadlock_report(core_->cycle(), core_->cycle() - last));
     }
     const uint64_t now = core_->cycle();
     bool finished = false;
@@ -293,7 +353,20 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
       uint64_t last = 0;
       for (auto& s : sms_) last = std::max(last, s->last_progress());
       if (now > last + p_.sim.watchdog_cycles && now > start + p_.sim.watchdog_cycles)
-        throw GuestError(deadlock_report(now, now - last));
+        throw GuestDeadlock(deadlock_report(now, now - last));
+      if (const int sig = interrupt_pending()) throw Interrupted(sig);
+      if (p_.sim.max_kernel_cycles)
+        for (const auto& r : running_)
+          if (now - r->start > p_.sim.max_kernel_cycles)
+            throw GuestTimeout(fmt::format(
+                "kernel {} did not finish within sim.max_kernel_cycles = {} cycles (stopped at "
+                "cycle {} of the kernel); per-warp state:\n{}",
+                r->ctx.launch->prog->name, p_.sim.max_kernel_cycles, now - r->start, warp_dump()));
+      if (p_.sim.livelock_check && now - last_livelock >= 16384) {
+        last_livelock = now;
+        const std::string rep = livelock_report(now);
+        if (!rep.empty()) throw GuestTimeout(rep);
+      }
       if (progress_) {
         const auto t = std::chrono::steady_clock::now();
         if (t - last_print > std::chrono::milliseconds(500)) {
@@ -312,10 +385,15 @@ func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {
   ops[0].kind = func::StreamOp::Kind::kernel;
   // Borrow the caller's launch state for the duration of the run.
   ops[0].launch.reset(&L);
+  has_failed_ = false;
   try {
     run_streams(dev, ops);
   } catch (...) {
     (void)ops[0].launch.release();
+    if (ops[0].failed) {
+      failed_ = std::move(ops[0].result);
+      has_failed_ = true;
+    }
     throw;
   }
   (void)ops[0].launch.release();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "func/device.h"
+#include "func/livelock.h"
 #include "sim/sim.h"
 #include "stats/group.h"
 #include "stats/snapshot.h"
@@ -41,6 +42,7 @@ class Gpu : public func::Engine {
   func::LaunchResult run(func::Device& dev, func::LaunchState& launch) override;
   void run_streams(func::Device& dev, std::vector<func::StreamOp>& ops) override;
   bool concurrent() const override { return p_.gpu.max_concurrent_kernels > 1; }
+  bool take_failed_result(func::LaunchResult* out) override;
 
   void enable_trace(uint64_t window_begin, uint64_t window_end);
   /// Print a progress line on stderr (kernel, cycles, instructions, rate, CTAs) while running.
@@ -65,8 +67,15 @@ class Gpu : public func::Engine {
   void run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops);
   void start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now);
   void finish_kernel(Running& r, uint64_t now);
+  /// Fill `r.op->result` with what the kernel did up to `now` (cycles, instructions, stats).
+  void fill_result(Running& r, uint64_t now);
+  /// Stop every running kernel (their ops become `failed` with partial results) and rethrow.
+  [[noreturn]] void fail_running(std::exception_ptr e);
+  /// Livelock report, or empty when the running kernels are not livelocked.
+  std::string livelock_report(uint64_t now);
   bool dispatch(uint64_t now);
   std::string deadlock_report(uint64_t now, uint64_t quiet) const;
+  std::string warp_dump() const;
   void print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start);
 
   GpuParams p_;
@@ -85,6 +94,9 @@ class Gpu : public func::Engine {
   std::unique_ptr<sim::Component> dispatcher_;
   std::unique_ptr<TraceSink> trace_;
   uint64_t launches_ = 0;
+  func::LivelockMonitor livelock_;
+  func::LaunchResult failed_;
+  bool has_failed_ = false;
   uint32_t rr_ = 0;
   bool progress_ = false;
 };

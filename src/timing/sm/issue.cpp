@@ -143,8 +143,10 @@ void Sm::issue(uint64_t now) {
         s->issued(w);
         break;
       }
-      if (r == Stall::scoreboard && w->pending_writes) {
-        // A dependency on a pending load is a long stall for the two-level scheduler.
+      if ((r == Stall::scoreboard && w->pending_writes) ||
+          (r == Stall::barrier && w->fw && w->fw->at_barrier)) {
+        // A dependency on a pending load, or a wait at a CTA barrier (which only warps outside
+        // the active pool can end), is a long stall for the two-level scheduler.
         s->long_stall(w);
       }
       if (r < best) best = r;

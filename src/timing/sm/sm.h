@@ -91,6 +91,13 @@ class Sm : public sim::Component {
   uint32_t id() const { return id_; }
   /// Per-warp state dump for deadlock reports.
   std::string dump_state() const;
+  /// Resident warps whose threads have not all exited, with their CTA's launch (livelock
+  /// detection and reports).
+  template <typename F>
+  void for_each_live_warp(F&& f) const {
+    for (const WarpSlot& w : warps_)
+      if (w.active && !w.func_done && w.fw) f(*w.fw, *w.cta->k, *w.cta->cta);
+  }
   /// Cycle of the last progress (issue, writeback or memory activity).
   uint64_t last_progress() const { return last_progress_; }
   void set_trace(TraceSink* t) {

@@ -199,3 +199,66 @@ TEST(SmTiming, SameRunTwiceGivesIdenticalStats) {
 }
 
 }  // namespace simtlab::testing
+
+namespace simtlab::testing {
+
+namespace {
+/// Each thread writes its index to shared memory, waits at a CTA barrier, and stores its right
+/// neighbour's value (a result only correct if the barrier held every warp).
+const char* kBarrierKernel = R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out) {
+  .shared .align 4 .b8 buf[1024];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ntid.x;
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, buf;
+  add.s32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r1;
+  bar.sync 0;
+  add.s32 %r6, %r1, 1;
+  rem.u32 %r6, %r6, %r2;
+  shl.b32 %r6, %r6, 2;
+  add.s32 %r6, %r4, %r6;
+  ld.shared.u32 %r7, [%r6];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r7;
+  ret;
+}
+)";
+
+std::unique_ptr<TimingRunner> run_barrier(const std::vector<std::string>& sets, uint32_t threads) {
+  auto r = std::make_unique<TimingRunner>(timing_params(base_sets(sets)));
+  r->load(kBarrierKernel);
+  Addr out = r->upload(std::vector<uint32_t>(threads, 0));
+  r->launch("k", {1, 1, 1}, {threads, 1, 1}, out);
+  const auto v = r->download<uint32_t>(out, threads);
+  for (uint32_t t = 0; t < threads; ++t) EXPECT_EQ(v[t], (t + 1) % threads) << "thread " << t;
+  return r;
+}
+}  // namespace
+
+TEST(SmTiming, TwoLevelPassesBarrierWithMoreWarpsThanItsActivePool) {
+  // 8 warps, an active pool of 2: warps waiting at bar.sync must leave the pool so the warps
+  // that have not arrived yet can (issue #10: this deadlocked).
+  auto r = run_barrier({"sm.scheduler=two_level", "sm.two_level_active=2"}, 256);
+  EXPECT_EQ(r->sm0("warp_insts"), 8u * 18u);
+  EXPECT_GT(r->sm0_stall("barrier"), 0u);
+}
+
+TEST(SmTiming, TwoLevelWithAPoolHoldingEveryWarpIsLrr) {
+  // With room for every warp in the active pool nothing is ever demoted: two-level degenerates
+  // to loose round robin, cycle for cycle.
+  auto a = run_barrier({"sm.scheduler=two_level", "sm.two_level_active=8"}, 256);
+  auto b = run_barrier({"sm.scheduler=lrr"}, 256);
+  EXPECT_EQ(a->last.cycles, b->last.cycles);
+  EXPECT_EQ(a->last.stats_json, b->last.stats_json);
+}
+
+}  // namespace simtlab::testing
