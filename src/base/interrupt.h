@@ -11,6 +11,10 @@ namespace simtlab {
 inline std::atomic<int> g_interrupt_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
+// True while an engine runs a kernel and polls interrupt_pending() (set by the runtime).
+inline std::atomic<bool> g_engine_polling{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
 /// The signal number of a pending interrupt request, or 0.
 inline int interrupt_pending() { return g_interrupt_signal.load(std::memory_order_relaxed); }
 inline void request_interrupt(int sig) { g_interrupt_signal.store(sig, std::memory_order_relaxed); }

@@ -115,7 +115,7 @@ std::string livelock_warp_line(const Program& prog, const Warp& w, uint64_t epoc
     return fmt::format("    warp {}: waits at barrier {} at {}", w.index, w.barrier_id,
                        prog.where(w.pc() ? w.pc() - 1 : 0));
   const LoopWatch& L = w.loop;
-  std::string s = fmt::format("    warp {}: repeats the same state every {} warp instructions{}",
+  std::string s = fmt::format("    warp {}: back in the same state after {} warp instructions{}",
                               w.index, L.period, warp_looping(w, epoch) ? "" : " (not confirmed)");
   s += fmt::format("\n      loop from {}", prog.where(L.loop_pc));
   s += fmt::format("\n      back to it from {}", prog.where(L.branch_pc));

@@ -90,7 +90,7 @@ Runtime::Runtime() {
   // Write results when the program exits (after its own atexit handlers registered later).
   std::atexit([] {
     Runtime& r = Runtime::get();
-    std::lock_guard<std::recursive_mutex> g(r.run_mu_);
+    std::lock_guard<std::recursive_timed_mutex> g(r.run_mu_);
     r.drain();
     std::fflush(stdout);
     r.session_->finish();
@@ -571,9 +571,10 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
   if (drain() != cudaSuccess) return sticky_;
   const auto t0 = std::chrono::steady_clock::now();
   std::fflush(stdout);
-  std::unique_lock<std::recursive_mutex> run_lock(run_mu_);
+  std::unique_lock<std::recursive_timed_mutex> run_lock(run_mu_);
   int interrupted = 0;
   try {
+    Polling polling;
     rec.result = dev_->launch(*k.prog, g, b, uint32_t(shared), std::move(pbuf), regs, opt);
   } catch (const UserError& ex) {
     warn(fmt::format("launch of {} failed: {}", k.name, ex.what()));
@@ -589,6 +590,7 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
     if (Stream* st = stream(s)) st->time_ms = device_time_ms_;
   }
   session_->add(std::move(rec));
+  if (!interrupted) interrupted = interrupt_pending();  // arrived after the engine's last check
   if (interrupted) die_interrupted(interrupted);
   if (pending_.empty()) release_coop_workspaces();
   return cudaSuccess;
@@ -725,13 +727,14 @@ cudaError_t Runtime::drain() {
   std::vector<PendingOp> meta = std::move(pending_meta_);
   pending_.clear();
   pending_meta_.clear();
-  std::unique_lock<std::recursive_mutex> run_lock(run_mu_);
+  std::unique_lock<std::recursive_timed_mutex> run_lock(run_mu_);
   const auto t0 = std::chrono::steady_clock::now();
   std::fflush(stdout);
   KernelStatus failure = KernelStatus::completed;
   std::string failure_msg;
   int interrupted = 0;
   try {
+    Polling polling;
     dev_->engine()->run_streams(*dev_, ops);
   } catch (const UserError& ex) {
     warn(ex.what());
@@ -764,6 +767,7 @@ cudaError_t Runtime::drain() {
     session_->add(std::move(rec));
   }
   for (auto& st : streams_) st->time_ms = std::max(st->time_ms, device_time_ms_);
+  if (!interrupted) interrupted = interrupt_pending();  // arrived after the engine's last check
   if (interrupted) die_interrupted(interrupted);
   release_coop_workspaces();
   return sticky_;
@@ -808,6 +812,9 @@ KernelStatus Runtime::kernel_failed(std::exception_ptr e, std::string* first_lin
   }
 }
 
+Runtime::Polling::Polling() { g_engine_polling.store(true); }
+Runtime::Polling::~Polling() { g_engine_polling.store(false); }
+
 void Runtime::die_interrupted(int sig) {
   // Write what ran (finished kernels and the partial record of the running one), then end the
   // process the way the signal would have, so the shell sees the conventional 128+signal.
@@ -824,10 +831,16 @@ namespace {
 int g_signal_pipe[2] = {-1, -1};
 void on_signal(int sig) {
   request_interrupt(sig);  // engines poll it and stop at the next check (every 1024 cycles)
-  const char c = char(sig);
   const int saved = errno;
+  if (g_engine_polling.load()) {
+    errno = saved;
+    return;  // the simulating thread records the partial kernel and ends the process
+  }
+  // Host code is running: the signal must still end the program, so this thread stops here
+  // while the watcher thread writes the results and re-raises the signal.
+  const char c = char(sig);
   (void)!write(g_signal_pipe[1], &c, 1);
-  errno = saved;
+  for (;;) pause();
 }
 }  // namespace
 
@@ -845,6 +858,12 @@ void Runtime::install_signal_handlers() {
     any = true;
   }
   if (!any) return;
+  // The watcher never takes these signals itself (its mask is inherited at creation).
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
   // The handler only sets a flag and writes a byte; this thread does the rest. While a kernel
   // is simulating, the simulating thread holds run_mu_, notices the flag, records the partial
   // kernel and ends the process itself; otherwise (host code running) this thread takes run_mu_
@@ -857,9 +876,13 @@ void Runtime::install_signal_handlers() {
       if (n < 0 && errno == EINTR) continue;
       return;
     }
-    std::lock_guard<std::recursive_mutex> g(run_mu_);
+    // Wait for a simulating thread to finish its record (it ends the process itself); if
+    // results are being written by host code for long, write anyway.
+    const bool locked = run_mu_.try_lock_for(std::chrono::seconds(5));
+    (void)locked;
     die_interrupted(int(static_cast<unsigned char>(c)));
   }).detach();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 void Runtime::release_coop_workspaces() {

@@ -245,7 +245,14 @@ class Runtime {
   [[noreturn]] void die_interrupted(int sig);
 
   std::mutex mu_;
-  std::recursive_mutex run_mu_;  // held while simulating and recording results (signals wait)
+  std::recursive_timed_mutex run_mu_;
+  /// Marks the span in which an engine polls for interrupts (base/interrupt.h).
+  struct Polling {
+    Polling();
+    ~Polling();
+    Polling(const Polling&) = delete;
+    Polling& operator=(const Polling&) = delete;
+  };  // held while simulating and recording results (signals wait)
   timing::GpuParams params_;
   std::unique_ptr<func::Device> dev_;
   std::unique_ptr<Session> session_;

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Run one self-checking CUDA test program under `simtlab run` and require exit status 0 and a
-# final output line `PASSED`. Usage: run_program.sh SIMTLAB MODE PROGRAM [extra simtlab args...]
+# final output line `PASSED`.
+# Usage: run_program.sh SIMTLAB MODE PROGRAM [extra simtlab args...] [-- program args...]
 set -u
 simtlab=$1; mode=$2; prog=$3; shift 3
-out=$("$simtlab" run --quiet --mode "$mode" "$@" -- "$prog" 2>/tmp/simtlab-test-$$.err)
+sargs=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do sargs+=("$1"); shift; done
+[ $# -gt 0 ] && shift
+out=$("$simtlab" run --quiet --mode "$mode" "${sargs[@]}" -- "$prog" "$@" 2>/tmp/simtlab-test-$$.err)
 status=$?
 echo "$out"
 cat /tmp/simtlab-test-$$.err >&2; rm -f /tmp/simtlab-test-$$.err
