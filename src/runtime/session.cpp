@@ -1,5 +1,7 @@
 #include "runtime/session.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -28,8 +30,29 @@ const char* status_name(KernelStatus s) {
   return "?";
 }
 
+namespace {
+/// Whether an output file can be written (an existing writable file, or a writable directory).
+bool writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::exists(p, ec)) return !fs::is_directory(p, ec) && access(p.c_str(), W_OK) == 0;
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  return fs::is_directory(dir, ec) && access(dir.c_str(), W_OK | X_OK) == 0;
+}
+}  // namespace
+
 Session::Session(config::Config cfg, SessionOptions opt)
-    : cfg_(std::move(cfg)), opt_(std::move(opt)), start_(std::chrono::steady_clock::now()) {}
+    : cfg_(std::move(cfg)), opt_(std::move(opt)), start_(std::chrono::steady_clock::now()) {
+  // `simtlab run` checks these before starting the program; a program started with the
+  // SIMTLAB_* variables set by hand is at least warned before it runs.
+  for (const std::string* p : {&opt_.stats_path, &opt_.csv_path, &opt_.trace_path})
+    if (!p->empty() && !writable(*p))
+      std::fprintf(stderr,
+                   "simtlab: warning: cannot write output file '%s'; its results will be "
+                   "lost\n",
+                   p->c_str());
+}
 
 Session::~Session() {
   finish();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,9 @@ void add_ptx_commands(CLI::App& app);
 void add_run_command(CLI::App& app);
 /// `simtlab info [--gpu PRESET] [--markdown]`
 void add_info_command(CLI::App& app);
+/// The words after the command line's first `--` (the program `simtlab run` starts and its
+/// arguments), split off by main() before CLI11 parses the rest.
+std::vector<std::string>& program_command();
 /// The Markdown parameter reference (docs/config-reference.md).
 std::string config_reference_markdown();
 

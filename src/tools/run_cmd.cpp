@@ -98,6 +98,26 @@ std::string find_program(const std::string& prog) {
   return prog;
 }
 
+/// Fail unless `path` (an output file option) can be written: an existing file must be a
+/// writable regular file, a new one needs an existing writable directory.
+void check_writable(const char* option, const std::string& path) {
+  if (path.empty()) return;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::exists(p, ec)) {
+    if (fs::is_directory(p, ec)) fatal("simtlab run: {} {}: is a directory", option, path);
+    if (access(p.c_str(), W_OK) != 0)
+      fatal("simtlab run: {} {}: cannot write it: {}", option, path, std::strerror(errno));
+    return;
+  }
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    fatal("simtlab run: {} {}: directory {} does not exist", option, path, dir.string());
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    fatal("simtlab run: {} {}: cannot create files in {}: {}", option, path, dir.string(),
+          std::strerror(errno));
+}
+
 struct RunOptions {
   std::string gpu = "fermi-gtx480";
   std::vector<std::string> sets;
@@ -108,6 +128,11 @@ struct RunOptions {
 };
 
 }  // namespace
+
+std::vector<std::string>& program_command() {
+  static std::vector<std::string> cmd;
+  return cmd;
+}
 
 config::Config resolve_config(const std::string& gpu, const std::vector<std::string>& sets,
                               std::vector<std::string>* effective_sets,
@@ -155,16 +180,24 @@ void add_run_command(CLI::App& app) {
   run->add_option("--trace-window", o.trace_window, "Limit the trace to core cycles BEGIN:END");
   run->add_flag("--quiet,-q", o.quiet, "No summary or progress line on stderr");
   run->add_flag("--no-progress", o.no_progress, "No progress line even on a terminal");
-  run->add_option("command", o.command, "-- PROGRAM [ARGS...]")->required();
+  run->add_option("command", o.command, "-- PROGRAM [ARGS...]");
   run->footer(
       "Everything after -- is the program and its arguments; its stdin/stdout/stderr and exit code "
       "are untouched.");
   run->callback([] {
+    if (!program_command().empty())
+      o.command.insert(o.command.end(), program_command().begin(), program_command().end());
+    if (o.command.empty())
+      throw CLI::RequiredError("PROGRAM (simtlab run [options] -- PROGRAM [ARGS...])");
     std::vector<std::string> sets = o.sets;
     if (!o.mode.empty()) sets.push_back("sim.mode=" + o.mode);
     std::vector<std::string> eff_sets;
     std::string eff_gpu;
     config::Config cfg = resolve_config(o.gpu, sets, &eff_sets, &eff_gpu);  // validates everything
+    // Output files are checked now, not after a long simulation.
+    check_writable("--stats", o.stats);
+    check_writable("--csv", o.csv);
+    check_writable("--trace", o.trace);
     const std::string prog = find_program(o.command[0]);
     if (access(prog.c_str(), F_OK) != 0) fatal("simtlab run: program '{}' not found", o.command[0]);
     if (access(prog.c_str(), X_OK) != 0) fatal("simtlab run: '{}' is not executable", prog);
