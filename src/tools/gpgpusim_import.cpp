@@ -32,6 +32,13 @@ std::vector<std::string> split(const std::string& s, const std::string& seps) {
   return out;
 }
 
+std::string strip(std::string s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+/// Whitespace and double quotes off both ends.
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '"'))
     s.pop_back();
@@ -81,7 +88,7 @@ Mapper cache_mapper(std::string prefix) {
           v + "'"};
     auto geo = split(groups[0], ":");
     std::string kind = "N";
-    if (geo.size() == 4) {
+    if (geo.size() == 4 || (geo.size() == 3 && (trim(geo[0]) == "N" || trim(geo[0]) == "S"))) {
       kind = trim(geo[0]);
       geo.erase(geo.begin());
       if (kind != "N" && kind != "S")
@@ -365,7 +372,7 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
     }
     const size_t hash = line.find('#');
     if (hash != std::string::npos) line = line.substr(0, hash);
-    line = trim(line);
+    line = strip(line);  // not trim: a closing quote must stay for the count below
     if (line.empty()) continue;
     if (line[0] != '-')
       fatal("{}: expected an option line '-name value', got '{}'", at(line_no), line);
