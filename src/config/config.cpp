@@ -86,7 +86,8 @@ Config::Config() : schema_(std::make_shared<Schema>()) {}
 Config Config::defaults(const Schema& schema) { return resolve(schema, {}, "", {}); }
 
 Config Config::resolve(const Schema& schema, const std::vector<std::string>& preset_dirs,
-                       const std::string& preset, const std::vector<std::string>& overrides) {
+                       const std::string& preset, const std::vector<std::string>& overrides,
+                       const std::vector<std::string>& origins) {
   Config c;
   c.schema_ = std::make_shared<Schema>(schema);
   for (const ParamDecl& d : c.schema_->params())
@@ -101,7 +102,7 @@ Config Config::resolve(const Schema& schema, const std::vector<std::string>& pre
     c.preset_name_ = chain.back().name;
     c.preset_description_ = chain.back().description;
   }
-  c.apply_overrides(overrides, "--set");
+  c.apply_overrides(overrides, "--set", origins);
   c.validate();
   return c;
 }
@@ -126,18 +127,25 @@ void Config::set_text(const std::string& path, const std::string& text, std::str
   entries_[i] = Entry{std::move(v), std::move(source), std::move(origin), from_file};
 }
 
-void Config::apply_overrides(const std::vector<std::string>& overrides, const std::string& origin) {
-  for (const std::string& o : overrides) {
+void Config::apply_overrides(const std::vector<std::string>& overrides, const std::string& origin,
+                             const std::vector<std::string>& file_origins) {
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    const std::string& o = overrides[i];
+    const std::string file = i < file_origins.size() ? file_origins[i] : "";
+    const std::string at = file.empty() ? "" : file + ": ";
     size_t eq = o.find('=');
-    if (eq == std::string::npos) fatal("override '{}' must be key=value", o);
+    if (eq == std::string::npos) fatal("{}override '{}' must be key=value", at, o);
     std::string key = trim(std::string_view(o).substr(0, eq));
     std::string text = trim(std::string_view(o).substr(eq + 1));
     if (!schema_->find(key)) {
       if (schema_->find_group(key))
-        fatal("'{}' is a group, not a parameter; set one of its keys", key);
-      throw UserError(unknown_key_message(key, *schema_));
+        fatal("{}'{}' is a group, not a parameter; set one of its keys", at, key);
+      throw UserError(at + unknown_key_message(key, *schema_));
     }
-    set_text(key, text, "", origin, false);
+    if (file.empty())
+      set_text(key, text, "", origin, false);
+    else
+      set_text(key, text, "", file, true);
   }
 }
 
@@ -150,6 +158,34 @@ void Config::validate() const {
       if (!errors.empty()) errors += '\n';
       if (e.from_file) errors += e.origin + ": ";
       errors += fmt::format("{}: {}, got {}", d.path, *msg, display_text(e.value));
+    }
+  }
+  if (!errors.empty()) throw UserError(errors);
+  // Rules between parameters, innermost struct first. A struct whose part failed is not
+  // checked itself (its rules may assume the parts are consistent).
+  const ValueLookup lookup = [this](std::string_view path) -> const Value& { return value(path); };
+  std::vector<std::string> failed;
+  for (const StructCheck& c : schema_->checks()) {
+    const bool inside_failed = std::any_of(failed.begin(), failed.end(), [&](const auto& f) {
+      return c.prefix.empty() || f.starts_with(c.prefix + ".");
+    });
+    if (inside_failed) continue;
+    const std::vector<Issue> issues = c.check(lookup);
+    if (issues.empty()) continue;
+    failed.push_back(c.prefix);
+    for (const Issue& i : issues) {
+      const std::string key = c.prefix.empty() ? i.key
+                              : i.key.empty()  ? c.prefix
+                                               : c.prefix + "." + i.key;
+      if (!errors.empty()) errors += '\n';
+      std::optional<std::string> got = i.got;
+      if (auto idx = schema_->index_of(key)) {
+        const Entry& e = entries_[*idx];
+        if (e.from_file) errors += e.origin + ": ";
+        if (!got) got = display_text(e.value);
+      }
+      errors += key.empty() ? i.message : key + ": " + i.message;
+      if (got) errors += ", got " + *got;
     }
   }
   if (!errors.empty()) throw UserError(errors);

@@ -3,8 +3,9 @@
 // Resolution order (later wins): declared defaults < preset ancestors (root first) < the preset
 // itself < overrides ("key=value", in order). Every value is parsed by its kind when it is
 // read (type errors name the preset file:line or the override), and every rule of every
-// parameter is checked on the final values before resolve returns, so a Config that exists is
-// valid.
+// parameter, then every struct-level check (the params structs' validate(), describer.h), is
+// checked on the final values before resolve returns, so a Config that exists is valid: the
+// components built from it do not reject it.
 //
 // Error messages (UserError), each optionally prefixed by "file:line: " when the value or key
 // came from a preset file:
@@ -12,6 +13,7 @@
 //   sm.l1d.size: expected an unsigned integer, got 'abc'
 //   sm.num_warps: must be >= 1, got 0
 //   sm.l1d.repl: must be one of lru, fifo, random, got 'plru'
+//   sm.l1d.size: must be a multiple of line x assoc (512), got 1000     (struct-level check)
 // Several rule violations are reported together, one per line.
 //
 // Determinism: hash() is FNV-1a 64 over canonical_text() (every parameter, sorted by path,
@@ -59,9 +61,13 @@ class Config {
 
   /// Resolves `schema` against the preset `preset` (a name searched in `preset_dirs`, or a
   /// file path; empty = defaults only) and `overrides` ("key=value"; whitespace around key and
-  /// value is dropped). Throws UserError.
+  /// value is dropped). `origins`, if given, is parallel to `overrides`: a non-empty entry says
+  /// where in a file the override came from ("gpgpusim.config:12: -gpgpu_n_mem" for an imported
+  /// configuration), reported with its errors and by origin_of; an empty one is a --set.
+  /// Throws UserError.
   static Config resolve(const Schema& schema, const std::vector<std::string>& preset_dirs,
-                        const std::string& preset, const std::vector<std::string>& overrides);
+                        const std::string& preset, const std::vector<std::string>& overrides,
+                        const std::vector<std::string>& origins = {});
 
   /// All declared defaults (still validated: a default that breaks its own rule is reported).
   static Config defaults(const Schema& schema);
@@ -122,7 +128,8 @@ class Config {
   const Entry& entry(std::string_view path) const;
   void set_text(const std::string& path, const std::string& text, std::string source,
                 std::string origin, bool from_file);
-  void apply_overrides(const std::vector<std::string>& overrides, const std::string& origin);
+  void apply_overrides(const std::vector<std::string>& overrides, const std::string& origin,
+                       const std::vector<std::string>& file_origins = {});
   void validate() const;
 
   std::shared_ptr<const Schema> schema_;

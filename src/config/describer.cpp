@@ -39,6 +39,21 @@ ParamDecl* SchemaBuilder::on_param(const std::string& path, FieldRef field, std:
   return &schema_.add_param(std::move(d));
 }
 
+ParamDecl* LookupLoader::on_param(const std::string& path, FieldRef field, std::string_view,
+                                  std::string_view, std::string_view) {
+  const Value& v = lookup_(path);
+  std::visit(
+      [&](auto* p) {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if (to_value(T{}).index() != v.index())
+          panic(__FILE__, __LINE__,
+                fmt::format("config parameter '{}' does not have the kind of its field", path));
+        *p = from_value<T>(v);
+      },
+      field);
+  return nullptr;
+}
+
 void SchemaBuilder::on_group(const std::string& path, std::string_view description) {
   schema_.add_group(GroupDecl{path, std::string(description)});
 }

@@ -17,6 +17,11 @@
 // So defaults, schema, docs and loading all come from the same lines. Rules are recorded in
 // declare mode and ignored in load mode (the Config was validated when it was resolved).
 //
+// Rules between parameters live in the struct: `std::vector<config::Issue> validate() const`
+// (keys relative to the struct). A struct that has one gets it registered as a StructCheck for
+// every place it is declared (group() and schema_of<T>()), so Config::resolve rejects what the
+// component's constructor would, and the constructor calls the same function as its defence.
+//
 // Contract: names are [A-Za-z0-9_]+; `group` nests a struct under "<prefix>.<name>.". Top-level
 // names `name`, `description` and `inherits` are reserved for preset metadata. Breaking either
 // rule, or declaring a path twice, is a simtlab bug (panic).
@@ -28,6 +33,7 @@
 
 #include <fmt/format.h>
 
+#include <concepts>
 #include <functional>
 #include <optional>
 #include <string>
@@ -44,6 +50,12 @@ class Describer;
 template <typename T>
 concept Describable = requires(T& t, Describer& d) {
   t.describe(d);
+};
+
+/// A params struct with cross-parameter rules: `std::vector<config::Issue> validate() const`.
+template <typename T>
+concept SelfChecking = requires(const T& t) {
+  { t.validate() } -> std::same_as<std::vector<Issue>>;
 };
 
 /// Chainable rules for one parameter. In load mode every call is a no-op.
@@ -105,6 +117,18 @@ class ParamRules {
                });
   }
 
+  /// Marks placeholder values: `fn` returns the value the parameter stands for (and where it
+  /// comes from) when `v` is a placeholder, else nullopt. `lookup` reads other parameters by
+  /// full path. Shown by `simtlab info` next to the placeholder.
+  ParamRules& effective(
+      std::function<std::optional<Effective>(const T& v, const ValueLookup& lookup)> fn) {
+    if (decl_)
+      decl_->effective = [fn = std::move(fn)](const Value& v, const ValueLookup& lookup) {
+        return fn(from_value<T>(v), lookup);
+      };
+    return *this;
+  }
+
   /// A custom rule: `fn` returns nullopt if the value is fine, else the failure message
   /// (reported as "<path>: <message>, got <value>"). `rule_text` documents the rule.
   ParamRules& check(std::function<std::optional<std::string>(const T&)> fn, std::string rule_text) {
@@ -154,7 +178,12 @@ class Describer {
     std::string saved = std::exchange(prefix_, path);
     sub.describe(*this);
     prefix_ = std::move(saved);
+    if constexpr (SelfChecking<G>) on_check(checker_for<G>(path));
   }
+
+  /// The StructCheck of a SelfChecking struct declared at `prefix`.
+  template <SelfChecking G>
+  static StructCheck checker_for(const std::string& prefix);
 
   /// The current dotted prefix ("" at the top level, "sm.l1d" inside that group).
   const std::string& prefix() const { return prefix_; }
@@ -165,11 +194,39 @@ class Describer {
   virtual ParamDecl* on_param(const std::string& path, FieldRef field, std::string_view unit,
                               std::string_view description, std::string_view source) = 0;
   virtual void on_group(const std::string& path, std::string_view description) = 0;
+  /// A struct-level check (declare mode records it; load mode ignores it).
+  virtual void on_check(StructCheck) {}
 
  private:
   std::string child_path(std::string_view name) const;
   std::string prefix_;
 };
+
+/// Load mode from a lookup: fills a struct's fields from values by full path (a struct-level
+/// check loads its struct this way). Panics if a path is missing or has another kind.
+class LookupLoader final : public Describer {
+ public:
+  LookupLoader(const ValueLookup& lookup, std::string prefix)
+      : Describer(std::move(prefix)), lookup_(lookup) {}
+
+ protected:
+  ParamDecl* on_param(const std::string& path, FieldRef field, std::string_view unit,
+                      std::string_view description, std::string_view source) override;
+  void on_group(const std::string&, std::string_view) override {}
+
+ private:
+  const ValueLookup& lookup_;
+};
+
+template <SelfChecking G>
+StructCheck Describer::checker_for(const std::string& prefix) {
+  return StructCheck{prefix, [prefix](const ValueLookup& lookup) {
+                       G g{};
+                       LookupLoader loader(lookup, prefix);
+                       g.describe(loader);
+                       return g.validate();
+                     }};
+}
 
 /// Declare mode: collects a Schema.
 class SchemaBuilder final : public Describer {
@@ -181,6 +238,7 @@ class SchemaBuilder final : public Describer {
   ParamDecl* on_param(const std::string& path, FieldRef field, std::string_view unit,
                       std::string_view description, std::string_view source) override;
   void on_group(const std::string& path, std::string_view description) override;
+  void on_check(StructCheck c) override { schema_.add_check(std::move(c)); }
 
  private:
   Schema schema_;
@@ -191,7 +249,9 @@ template <Describable T>
 Schema schema_of(T& defaults) {
   SchemaBuilder b;
   defaults.describe(b);
-  return b.take();
+  Schema s = b.take();
+  if constexpr (SelfChecking<T>) s.add_check(Describer::checker_for<T>(""));
+  return s;
 }
 
 /// The schema of T, with T's default member initializers as defaults.

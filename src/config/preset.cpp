@@ -39,8 +39,10 @@ class Flattener {
   void top(const YAML::Node& root) {
     if (root.IsNull()) return;  // an empty file is a preset with no values
     if (!root.IsMap()) fatal("{}: a preset must be a YAML map of keys to values", where(root));
+    Keys keys;
     for (auto it = root.begin(); it != root.end(); ++it) {
       std::string key = key_of(it->first);
+      unique(keys, key, key, it->first);
       if (is_metadata_key(key)) {
         metadata(key, it->second);
       } else {
@@ -59,6 +61,17 @@ class Flattener {
     return k.Scalar();
   }
 
+  // Keys of one YAML map -> line of their first appearance. yaml-cpp keeps duplicate keys (a
+  // lookup sees the first, iteration both), so they are rejected here.
+  using Keys = std::map<std::string, int>;
+
+  void unique(Keys& keys, const std::string& key, const std::string& path,
+              const YAML::Node& k) const {
+    auto [it, fresh] = keys.emplace(key, k.Mark().line + 1);
+    if (!fresh)
+      fatal("{}: duplicate key '{}' (first given at line {})", where(k), path, it->second);
+  }
+
   void metadata(const std::string& key, const YAML::Node& v) {
     if (!v.IsScalar()) fatal("{}: '{}' must be a single value", where(v), key);
     if (key == "name") out_.name = v.Scalar();
@@ -67,8 +80,12 @@ class Flattener {
   }
 
   void map(const std::string& prefix, const YAML::Node& node) {
-    for (auto it = node.begin(); it != node.end(); ++it)
-      entry(prefix + "." + key_of(it->first), it->first, it->second);
+    Keys keys;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = key_of(it->first);
+      unique(keys, key, prefix + "." + key, it->first);
+      entry(prefix + "." + key, it->first, it->second);
+    }
   }
 
   void entry(const std::string& path, const YAML::Node& key, const YAML::Node& v) {
@@ -82,13 +99,18 @@ class Flattener {
   }
 
   void leaf(const std::string& path, const YAML::Node& v) {
+    // One parameter set twice in a file, e.g. as `sm.l1d.size` and nested under `sm: l1d:`.
+    if (auto [it, fresh] = leaves_.emplace(path, v.Mark().line + 1); !fresh)
+      fatal("{}: duplicate key '{}' (first given at line {})", where(v), path, it->second);
     PresetLeaf l{path, "", std::nullopt, where(v)};
     if (v.IsScalar()) {
       l.text = v.Scalar();
     } else if (v.IsMap()) {
       bool has_value = false;
+      Keys keys;
       for (auto it = v.begin(); it != v.end(); ++it) {
         std::string k = key_of(it->first);
+        unique(keys, k, path + "." + k, it->first);
         YAML::Node x = it->second;  // a handle: the iterator's pair is a temporary
         if (k != "value" && k != "source")
           fatal("{}: {}: unexpected key '{}' (a leaf map has only 'value' and 'source')",
@@ -113,6 +135,7 @@ class Flattener {
   const std::string& file_;
   const Schema& schema_;
   PresetFile& out_;
+  Keys leaves_;  // parameter paths set in this file -> line
 };
 
 bool looks_like_path(const std::string& s) {

@@ -83,6 +83,17 @@ std::string reference_text(const Schema& schema, const Config* values) {
         if (!values->is_default(p->path))
           details +=
               fmt::format("; default {}; from {}", quoted_default(*p), values->origin_of(p->path));
+        // A placeholder (-1 = "the timing set's value") shows the value it stands for.
+        if (p->effective) {
+          const ValueLookup lookup = [values](std::string_view path) -> const Value& {
+            return values->value(path);
+          };
+          if (auto eff = p->effective(values->value(p->path), lookup)) {
+            details += fmt::format("; {}: the value of {}", shown, eff->origin);
+            shown = eff->text;
+            source = eff->source;
+          }
+        }
       }
       if (p->kind == Kind::kString) shown = "\"" + shown + "\"";
       out += fmt::format("  {} = {}{}  ({})\n", p->path, shown,

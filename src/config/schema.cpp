@@ -45,6 +45,19 @@ void Schema::add_group(GroupDecl decl) {
   groups_.push_back(std::move(decl));
 }
 
+std::string format_issues(std::string_view prefix, const std::vector<Issue>& issues) {
+  std::string out;
+  for (const Issue& i : issues) {
+    if (!out.empty()) out += '\n';
+    std::string key = prefix.empty()  ? i.key
+                      : i.key.empty() ? std::string(prefix)
+                                      : std::string(prefix) + "." + i.key;
+    out += key.empty() ? i.message : key + ": " + i.message;
+    if (i.got) out += ", got " + *i.got;
+  }
+  return out;
+}
+
 std::string unknown_key_message(const std::string& path, const Schema& schema) {
   std::vector<std::string> candidates;
   for (const auto& p : schema.params()) candidates.push_back(p.path);

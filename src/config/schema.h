@@ -1,6 +1,7 @@
-// The schema: every declared parameter (path, kind, default, unit, docs, rules) and every
-// declared group, in declaration order. Built by schema_of<T>() (describer.h), consumed by
-// Config::resolve, the reference generators and `simtlab info`.
+// The schema: every declared parameter (path, kind, default, unit, docs, rules), every
+// declared group and every cross-parameter check, in declaration order. Built by
+// schema_of<T>() (describer.h), consumed by Config::resolve, the reference generators and
+// `simtlab info`.
 #pragma once
 
 #include "config/value.h"
@@ -22,6 +23,42 @@ struct Rule {
   std::function<std::optional<std::string>(const Value&)> check;
 };
 
+/// Reads the value of a declared parameter by full path (for checks that look at several
+/// parameters, and for effective values).
+using ValueLookup = std::function<const Value&(std::string_view path)>;
+
+/// One problem a params struct's `validate()` found. `key` is relative to the struct
+/// ("size", "dram.banks"; empty = the struct as a whole), `message` states the rule ("must be a
+/// multiple of line x assoc (512)"). `got` replaces the value shown after the message (default:
+/// the parameter's value) when the offending value is not the parameter's text (e.g. -1 that
+/// stands for a timing set's value).
+struct Issue {
+  Issue(std::string k, std::string msg, std::optional<std::string> shown = std::nullopt)
+      : key(std::move(k)), message(std::move(msg)), got(std::move(shown)) {}
+  std::string key;
+  std::string message;
+  std::optional<std::string> got;
+};
+
+/// "<prefix>.<key>: <message>" for each issue, one per line (for constructors that check the
+/// same rules as the config layer).
+std::string format_issues(std::string_view prefix, const std::vector<Issue>& issues);
+
+/// A struct-level check: the struct declared at `prefix` ("" = top level), loaded from the
+/// values, checked by its validate(). Run after every parameter passed its own rules.
+struct StructCheck {
+  std::string prefix;
+  std::function<std::vector<Issue>(const ValueLookup&)> check;
+};
+
+/// The value a parameter stands for when its own text is a placeholder (a DRAM timing
+/// override of -1 means "the timing set's value"): shown by `simtlab info`.
+struct Effective {
+  std::string text;    // "12"
+  std::string origin;  // "timing set gddr5_h5gq1h24afr"
+  std::string source;  // citation of the effective value
+};
+
 struct ParamDecl {
   std::string path;  // full dotted path, "sm.l1d.size"
   Kind kind = Kind::kString;
@@ -33,6 +70,8 @@ struct ParamDecl {
   std::string rules_text;            // all rule texts joined with ", "
   std::vector<std::string> choices;  // set by one_of (canonical texts)
   std::vector<Rule> rules;
+  /// Set for placeholder values (ParamRules::effective): nullopt when the value is not one.
+  std::function<std::optional<Effective>(const Value& v, const ValueLookup&)> effective;
 
   /// The first failing rule's message, or nullopt if `v` passes every rule.
   std::optional<std::string> validate(const Value& v) const;
@@ -60,10 +99,14 @@ class Schema {
   ParamDecl& add_param(ParamDecl decl);
   /// Adds a group; its path must be new (else panic).
   void add_group(GroupDecl decl);
+  /// Struct-level checks, innermost struct first (declaration order of their ends).
+  const std::vector<StructCheck>& checks() const { return checks_; }
+  void add_check(StructCheck c) { checks_.push_back(std::move(c)); }
 
  private:
   std::deque<ParamDecl> params_;
   std::vector<GroupDecl> groups_;
+  std::vector<StructCheck> checks_;
   std::unordered_map<std::string, size_t> param_index_;
   std::unordered_map<std::string, size_t> group_index_;
 };

@@ -85,7 +85,13 @@ Runtime::Runtime() {
   dev_->max_shared_per_block = params_.sm.max_shared_per_block;
   dev_->max_threads_per_block = params_.sm.max_threads_per_block;
   dev_->set_print_sink([](const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); });
-  register_timing_engine();
+  try {
+    register_timing_engine();
+  } catch (const UserError& e) {
+    // Defence only: the configuration was validated above (the components' own checks).
+    std::fprintf(stderr, "simtlab: configuration error: %s\n", e.what());
+    std::_Exit(1);
+  }
   install_signal_handlers();
   // Write results when the program exits (after its own atexit handlers registered later).
   std::atexit([] {

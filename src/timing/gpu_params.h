@@ -49,7 +49,7 @@ struct ChipParams {
         .range(1.0, 10000.0);
     d.param("global_mem_bytes", global_mem_bytes, "bytes", "Device memory capacity",
             "GTX480: 1.5 GB GDDR5")
-        .min(1 << 20);
+        .range(1 << 20, uint64_t(1) << 40);  // 1 TiB: the simulated global address window
     d.param(
          "cc_major", cc_major, "",
          "Compute capability reported to the program (major); PTX is compiled for sm_75 by nvcc 13",
@@ -92,15 +92,16 @@ struct SimParams {
     d.param("max_warp_insts_per_cta", max_warp_insts_per_cta, "warp instructions",
             "Functional-mode watchdog: a CTA running longer is reported as an endless loop",
             "simtlab")
-        .min(1000);
+        .range(1000, uint64_t(1) << 48);  // 2^48: days of simulation; a sanity bound only
     d.param("watchdog_cycles", watchdog_cycles, "cycles",
             "Timing-mode deadlock watchdog: cycles without any progress", "simtlab")
-        .min(100);
+        .range(100, uint64_t(1) << 48);  // 2^48: days of simulation; a sanity bound only
     d.param("max_kernel_cycles", max_kernel_cycles, "cycles",
             "Timing-mode limit per kernel launch (0 = none): a kernel still running after this "
             "many core cycles is stopped and reported like a watchdog timeout "
             "(cudaErrorLaunchTimeout)",
-            "simtlab");
+            "simtlab")
+        .max(uint64_t(1) << 48);
     d.param("livelock_check", livelock_check, "",
             "Stop a kernel whose every running warp repeats the same loop state without any "
             "memory write on the device (a spin on a flag nobody sets): reported with a per-warp "

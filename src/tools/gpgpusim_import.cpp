@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "config/value.h"
 
 namespace simtlab::tools {
 
@@ -30,6 +32,13 @@ std::vector<std::string> split(const std::string& s, const std::string& seps) {
   return out;
 }
 
+std::string strip(std::string s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+/// Whitespace and double quotes off both ends.
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '"'))
     s.pop_back();
@@ -39,41 +48,82 @@ std::string trim(std::string s) {
 }
 
 using Emit = std::function<void(const std::string& key, const std::string& value)>;
+/// Maps one option's value onto simtlab parameters through `emit`. Returns false when the
+/// value is a valid GPGPU-Sim setting simtlab does not model (the option is then listed as
+/// ignored); throws Malformed when the value is not a valid setting at all.
 using Mapper = std::function<bool(const std::string& value, const Emit& emit)>;
 
+/// A malformed value of a modelled option; reported as "file:line: -option: <why>".
+struct Malformed {
+  std::string why;
+};
+
+/// An unsigned integer field of a value ("32" of "N:32:128:4"); `what` names it in errors.
+uint64_t to_uint(const std::string& text, const std::string& what,
+                 config::Kind kind = config::Kind::kUInt32) {
+  config::Value v;
+  if (auto err = config::parse_value(kind, trim(text), v))
+    throw Malformed{what.empty() ? *err : what + ": " + *err};
+  return std::get<uint64_t>(v);
+}
+
+/// a * b, or Malformed when it does not fit in 64 bits.
+uint64_t times(uint64_t a, uint64_t b, const std::string& what) {
+  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a)
+    throw Malformed{fmt::format("{}: {} x {} is too large", what, a, b)};
+  return a * b;
+}
+
 /// GPGPU-Sim cache configuration strings (gpu-cache.h / the config comments):
-///   <N|S>:<nsets>:<bsize>:<assoc>,<rep>:<wr>:<alloc>:<wr_alloc>:<index>,<mshr>:<N>:<merge>,<mq>
-/// e.g. dl1 "N:32:128:4,L:L:m:N:H,S:64:8,8". `prefix` is the simtlab cache group.
+///   [<N|S>:]<nsets>:<bsize>:<assoc>,<rep>:<wr>:<alloc>:<wr_alloc>[:<index>],<mshr>:<N>:<merge>,<mq>
+/// e.g. dl1 "N:32:128:4,L:L:m:N:H,S:64:8,8" (3.x configs before sectoring have no N/S field).
+/// `prefix` is the simtlab cache group.
 Mapper cache_mapper(std::string prefix) {
   return [prefix](const std::string& v, const Emit& e) {
     const auto groups = split(v, ",");
-    if (groups.size() < 3) return false;
-    const auto geo = split(groups[0], ":");
-    if (geo.size() != 4) return false;
-    const unsigned long sets = std::stoul(geo[1]), line = std::stoul(geo[2]),
-                        assoc = std::stoul(geo[3]);
-    e(prefix + ".size", std::to_string(sets * line * assoc));
-    e(prefix + ".line", geo[2]);
+    if (groups.size() < 3)
+      throw Malformed{
+          "expected <geometry>,<policies>,<mshr>[,<miss queue>] (e.g. "
+          "N:32:128:4,L:L:m:N:H,S:64:8,8), got '" +
+          v + "'"};
+    auto geo = split(groups[0], ":");
+    std::string kind = "N";
+    if (geo.size() == 4 || (geo.size() == 3 && (trim(geo[0]) == "N" || trim(geo[0]) == "S"))) {
+      kind = trim(geo[0]);
+      geo.erase(geo.begin());
+      if (kind != "N" && kind != "S")
+        throw Malformed{"cache kind must be N (normal) or S (sectored), got '" + kind + "'"};
+    }
+    if (geo.size() != 3)
+      throw Malformed{"expected the geometry [N|S:]<nsets>:<bsize>:<assoc>, got '" + groups[0] +
+                      "'"};
+    const uint64_t sets = to_uint(geo[0], "nsets"), line = to_uint(geo[1], "bsize"),
+                   assoc = to_uint(geo[2], "assoc");
+    e(prefix + ".size", std::to_string(times(times(sets, line, "capacity"), assoc, "capacity")));
+    e(prefix + ".line", std::to_string(line));
     // simtlab caches have at most 64 ways: keep the capacity with more sets.
-    e(prefix + ".assoc", std::to_string(std::min(assoc, 64ul)));
+    e(prefix + ".assoc", std::to_string(std::min<uint64_t>(assoc, 64)));
     if (assoc > 64)
       e("@note", fmt::format("{}: {} ways imported as 64 ways (same capacity)", prefix, assoc));
-    e(prefix + ".sectored", geo[0] == "S" ? "true" : "false");
+    e(prefix + ".sectored", kind == "S" ? "true" : "false");
     const auto pol = split(groups[1], ":");
+    if (pol.size() < 4)
+      throw Malformed{"expected the policies <rep>:<wr>:<alloc>:<wr_alloc>[:<index>], got '" +
+                      groups[1] + "'"};
+    if (pol[0] == "L")
+      e(prefix + ".repl", "lru");
+    else if (pol[0] == "F")
+      e(prefix + ".repl", "fifo");
+    if (pol[1] == "B")
+      e(prefix + ".global_write", "write_back");
+    else if (pol[1] == "T" || pol[1] == "L")
+      e(prefix + ".global_write", "write_through");
+    if (pol[2] == "m")
+      e(prefix + ".allocate", "on_miss");
+    else if (pol[2] == "f")
+      e(prefix + ".allocate", "on_fill");
+    e(prefix + ".global_write_allocate", pol[3] == "N" ? "false" : "true");
     if (pol.size() >= 5) {
-      if (pol[0] == "L")
-        e(prefix + ".repl", "lru");
-      else if (pol[0] == "F")
-        e(prefix + ".repl", "fifo");
-      if (pol[1] == "B")
-        e(prefix + ".global_write", "write_back");
-      else if (pol[1] == "T" || pol[1] == "L")
-        e(prefix + ".global_write", "write_through");
-      if (pol[2] == "m")
-        e(prefix + ".allocate", "on_miss");
-      else if (pol[2] == "f")
-        e(prefix + ".allocate", "on_fill");
-      e(prefix + ".global_write_allocate", pol[3] == "N" ? "false" : "true");
       if (pol[4] == "H")
         e(prefix + ".index", "fermi");
       else if (pol[4] == "L")
@@ -82,12 +132,12 @@ Mapper cache_mapper(std::string prefix) {
         e(prefix + ".index", "xor");
     }
     const auto mshr = split(groups[2], ":");
-    if (mshr.size() >= 3) {
-      e(prefix + ".mshrs", mshr[1]);
-      e(prefix + ".mshr_merge", mshr[2]);
-    }
-    if (groups.size() >= 4 && !groups[3].empty())
-      e(prefix + ".miss_queue", split(groups[3], ":")[0]);
+    if (mshr.size() < 3)
+      throw Malformed{"expected the MSHRs <type>:<entries>:<merge>, got '" + groups[2] + "'"};
+    e(prefix + ".mshrs", trim(mshr[1]));
+    e(prefix + ".mshr_merge", trim(mshr[2]));
+    if (groups.size() >= 4 && !trim(groups[3]).empty())
+      e(prefix + ".miss_queue", trim(split(groups[3], ":")[0]));
     return true;
   };
 }
@@ -110,7 +160,8 @@ const std::map<std::string, Mapper>& mappers() {
     t["gpgpu_occupancy_sm_number"] = [](const std::string& v, const Emit& e) {
       char* end = nullptr;
       const long sm = std::strtol(v.c_str(), &end, 10);
-      if (end == v.c_str() || *end || sm < 10) return false;
+      if (end == v.c_str() || *end || sm < 10 || sm > 1000)
+        throw Malformed{"expected an SM version such as 20 or 70, got '" + v + "'"};
       e("sm.max_regs_per_thread", sm >= 35 ? "255" : sm >= 20 ? "63" : "124");
       return true;
     };
@@ -129,16 +180,17 @@ const std::map<std::string, Mapper>& mappers() {
     };
     t["gpgpu_shmem_per_block"] = direct("sm.max_shared_per_block");
     t["gpgpu_n_clusters"] = [](const std::string& v, const Emit& e) {
-      e("@clusters", v);
+      e("@clusters", std::to_string(to_uint(v, "")));
       return true;
     };
     t["gpgpu_n_cores_per_cluster"] = [](const std::string& v, const Emit& e) {
-      e("@cores_per_cluster", v);
+      e("@cores_per_cluster", std::to_string(to_uint(v, "")));
       return true;
     };
     t["gpgpu_clock_domains"] = [](const std::string& v, const Emit& e) {
       auto p = split(v, ":");
-      if (p.size() != 4) return false;
+      if (p.size() != 4)
+        throw Malformed{"expected <core>:<icnt>:<l2>:<dram> clocks in MHz, got '" + v + "'"};
       e("gpu.core_mhz", p[0]);
       e("gpu.icnt_mhz", p[1]);
       e("gpu.l2_mhz", p[2]);
@@ -147,10 +199,12 @@ const std::map<std::string, Mapper>& mappers() {
     };
     t["gpgpu_shader_core_pipeline"] = [](const std::string& v, const Emit& e) {
       auto p = split(v, ":");
-      if (p.size() != 2) return false;
-      e("sm.max_threads", p[0]);
-      e("sm.warp_size", p[1]);
-      e("sm.num_warps", std::to_string(std::stoul(p[0]) / std::max(1ul, std::stoul(p[1]))));
+      if (p.size() != 2) throw Malformed{"expected <threads>:<warp size>, got '" + v + "'"};
+      const uint64_t threads = to_uint(p[0], "threads"), warp = to_uint(p[1], "warp size");
+      if (warp == 0) throw Malformed{"warp size must be >= 1, got '" + p[1] + "'"};
+      e("sm.max_threads", std::to_string(threads));
+      e("sm.warp_size", std::to_string(warp));
+      e("sm.num_warps", std::to_string(threads / warp));
       return true;
     };
     t["gpgpu_cache:dl1"] = cache_mapper("sm.l1d");
@@ -181,23 +235,24 @@ const std::map<std::string, Mapper>& mappers() {
       else if (v == "1")
         e("mem.dram.scheduler", "frfcfs");
       else
-        return false;
+        throw Malformed{"expected 0 (FIFO) or 1 (FR-FCFS), got '" + v + "'"};
       return true;
     };
     t["gpgpu_dram_buswidth"] = [](const std::string& v, const Emit& e) {
-      e("@buswidth", v);
+      e("@buswidth", std::to_string(to_uint(v, "")));
       return true;
     };
     t["gpgpu_n_mem_per_ctrlr"] = [](const std::string& v, const Emit& e) {
-      e("@mem_per_ctrlr", v);
+      e("@mem_per_ctrlr", std::to_string(to_uint(v, "")));
       return true;
     };
+    // GPGPU-Sim reads these flags as integers: 0 is off, anything else on.
     t["gpgpu_gmem_skip_L1D"] = [](const std::string& v, const Emit& e) {
-      e("sm.l1d_global", v == "0" ? "true" : "false");
+      e("sm.l1d_global", to_uint(v, "") == 0 ? "true" : "false");
       return true;
     };
     t["gpgpu_flush_l1_cache"] = [](const std::string& v, const Emit& e) {
-      e("sm.flush_l1_per_kernel", v == "0" ? "false" : "true");
+      e("sm.flush_l1_per_kernel", to_uint(v, "") == 0 ? "false" : "true");
       return true;
     };
     t["gpgpu_dram_timing_opt"] = [](const std::string& v, const Emit& e) {
@@ -210,16 +265,23 @@ const std::map<std::string, Mapper>& mappers() {
           {"RC", "tRC"},    {"CL", "tCL"},
           {"WL", "tWL"},    {"CDLR", "tWTR"},
           {"WR", "tWR"},    {"RTPL", "tRTP"}};
-      bool any = false;
+      // GPGPU-Sim 2.x's positional form ("2:8:12:25:...") has no names: not imported.
+      if (v.find('=') == std::string::npos) return false;
       for (const std::string& kv : split(v, ":")) {
+        if (trim(kv).empty()) continue;
         const size_t eq = kv.find('=');
-        if (eq == std::string::npos) continue;
+        if (eq == std::string::npos)
+          throw Malformed{"expected name=value timings separated by ':', got '" + trim(kv) + "'"};
         auto it = names.find(trim(kv.substr(0, eq)));
-        if (it == names.end()) continue;
+        if (it == names.end()) {
+          std::string known;
+          for (const auto& [n, _] : names) known += (known.empty() ? "" : ", ") + n;
+          throw Malformed{"unknown DRAM timing '" + trim(kv.substr(0, eq)) + "' (known: " + known +
+                          ")"};
+        }
         e("mem.dram." + it->second, trim(kv.substr(eq + 1)));
-        any = true;
       }
-      return any;
+      return true;
     };
     t["gpgpu_scheduler"] = [](const std::string& v, const Emit& e) {
       const auto p = split(v, ":");
@@ -231,14 +293,20 @@ const std::map<std::string, Mapper>& mappers() {
         if (p.size() > 1) e("sm.two_level_active", p[1]);
       } else if (s == "old" || s == "oldest") {
         e("sm.scheduler", "oldest");
+      } else if (s == "rrr" || s == "warp_limiting") {
+        return false;  // GPGPU-Sim policies simtlab does not model
       } else {
-        return false;
+        throw Malformed{"unknown warp scheduler '" + s +
+                        "' (GPGPU-Sim has lrr, gto, two_level_active, old, rrr, warp_limiting)"};
       }
       return true;
     };
     auto lat = [](const char* cls, const char* field, std::vector<const char*> units) {
       return Mapper([cls, field, units](const std::string& v, const Emit& e) {
         auto p = split(v, ",");
+        if (p.size() > units.size())
+          throw Malformed{fmt::format("expected at most {} comma-separated values, got {}",
+                                      units.size(), p.size())};
         for (size_t i = 0; i < units.size() && i < p.size(); ++i)
           if (units[i]) e(fmt::format("sm.{}.{}", units[i], field), trim(p[i]));
         (void)cls;
@@ -278,64 +346,103 @@ bool is_gpgpusim_config(const std::string& path) {
 GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Schema& schema) {
   std::ifstream f(path);
   if (!f) fatal("cannot read GPGPU-Sim config '{}'", path);
-  // Join continuation lines of quoted values ("nbk=16:CCD=2:... \n  CL=12:...").
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   GpgpusimImport out;
-  std::map<std::string, std::string> values;
+  struct Option {
+    std::string value;
+    int line = 0;
+  };
+  std::map<std::string, Option> values;  // a repeated option: the last one wins (GPGPU-Sim)
   std::vector<std::string> order;
+  const auto at = [&](int line) { return fmt::format("{}:{}", path, line); };
   std::istringstream in(text);
   std::string line, pending_opt, pending_val;
+  int line_no = 0, pending_line = 0;
   bool in_quote = false;
   while (std::getline(in, line)) {
+    ++line_no;
     if (in_quote) {
+      // Continuation of a quoted value ("nbk=16:CCD=2:... \n  CL=12:...").
       pending_val += trim(line);
       if (line.find('"') != std::string::npos) {
         in_quote = false;
-        values[pending_opt] = trim(pending_val);
+        values[pending_opt] = Option{trim(pending_val), pending_line};
       }
       continue;
     }
     const size_t hash = line.find('#');
     if (hash != std::string::npos) line = line.substr(0, hash);
-    line = trim(line);
-    if (line.empty() || line[0] != '-') continue;
+    line = strip(line);  // not trim: a closing quote must stay for the count below
+    if (line.empty()) continue;
+    if (line[0] != '-')
+      fatal("{}: expected an option line '-name value', got '{}'", at(line_no), line);
     const size_t sp = line.find_first_of(" \t");
     const std::string opt = line.substr(1, sp == std::string::npos ? std::string::npos : sp - 1);
+    if (opt.empty() || opt.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "0123456789_:") != std::string::npos)
+      fatal("{}: malformed option name '-{}'", at(line_no), opt);
     std::string val = sp == std::string::npos ? "" : trim(line.substr(sp));
+    if (!values.count(opt)) order.push_back(opt);
     if (std::count(line.begin(), line.end(), '"') == 1) {
       in_quote = true;
       pending_opt = opt;
       pending_val = val;
-      order.push_back(opt);
+      pending_line = line_no;
       continue;
     }
-    if (!values.count(opt)) order.push_back(opt);
-    values[opt] = val;
+    values[opt] = Option{val, line_no};
   }
-  std::string clusters, cores, buswidth, per_ctrlr;
+  if (in_quote) fatal("{}: -{}: unterminated quoted value", at(pending_line), pending_opt);
+
+  // Modelled options: map, then check each value against its parameter's type and rules here,
+  // so errors name the line and the option.
+  const auto fail = [&](const std::string& opt, const std::string& why) {
+    fatal("{}: -{}: {}", at(values[opt].line), opt, why);
+  };
+  const auto add = [&](const std::string& opt, const std::string& key, const std::string& v) {
+    const config::ParamDecl* d = schema.find(key);
+    if (!d) return false;
+    config::Value parsed;
+    if (auto err = config::parse_value(d->kind, v, parsed)) fail(opt, key + ": " + *err);
+    if (auto msg = d->validate(parsed))
+      fail(opt, fmt::format("{}: {}, got {}", key, *msg, config::display_text(parsed)));
+    out.overrides.push_back(key + "=" + v);
+    out.origins.push_back(fmt::format("{}: -{}", at(values[opt].line), opt));
+    return true;
+  };
+  std::string clusters_opt, cores, buswidth_opt, per_ctrlr;
+  uint64_t clusters = 0, buswidth = 0;
   for (const std::string& opt : order) {
     auto it = mappers().find(opt);
     bool used = false;
     if (it != mappers().end()) {
+      const std::string& v = values[opt].value;
+      if (v.empty()) fail(opt, "missing value");
       std::vector<std::pair<std::string, std::string>> emitted;
-      const bool ok = it->second(values[opt], [&](const std::string& k, const std::string& v) {
-        emitted.push_back({k, v});
-      });
+      bool ok = false;
+      try {
+        ok = it->second(v, [&](const std::string& k, const std::string& x) {
+          emitted.push_back({k, x});
+        });
+      } catch (const Malformed& m) {
+        fail(opt, m.why);
+      }
       if (ok) {
-        for (auto& [k, v] : emitted) {
+        for (auto& [k, x] : emitted) {
           if (k == "@clusters") {
-            clusters = v;
+            clusters_opt = opt;
+            clusters = std::stoull(x);
           } else if (k == "@cores_per_cluster") {
-            cores = v;
+            cores = x;
           } else if (k == "@buswidth") {
-            buswidth = v;
+            buswidth_opt = opt;
+            buswidth = std::stoull(x);
           } else if (k == "@mem_per_ctrlr") {
-            per_ctrlr = v;
+            per_ctrlr = x;
           } else if (k == "@note") {
-            out.notes.push_back(v);
-          } else if (schema.find(k)) {
-            out.overrides.push_back(k + "=" + v);
-            used = true;
+            out.notes.push_back(x);
+          } else {
+            used = add(opt, k, x) || used;
           }
         }
         if (opt == "gpgpu_n_clusters" || opt == "gpgpu_n_cores_per_cluster" ||
@@ -345,14 +452,16 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
     }
     if (!used) out.ignored.push_back(opt);
   }
-  if (!clusters.empty())
-    out.overrides.push_back(fmt::format(
-        "gpu.num_sms={}", std::stoul(clusters) * (cores.empty() ? 1 : std::stoul(cores))));
+  // Products of two options (the numbers were checked by their mappers; std::stoull cannot
+  // fail on them). Reported at the first option's line.
+  if (!clusters_opt.empty()) {
+    const uint64_t n = clusters * (cores.empty() ? 1 : std::stoull(cores));
+    add(clusters_opt, "gpu.num_sms", std::to_string(n));
+  }
   // Data-bus bytes per channel = chips per controller x bytes per chip.
-  if (!buswidth.empty() && schema.find("mem.dram.bus_width"))
-    out.overrides.push_back(
-        fmt::format("mem.dram.bus_width={}",
-                    std::stoul(buswidth) * (per_ctrlr.empty() ? 1 : std::stoul(per_ctrlr))));
+  if (!buswidth_opt.empty())
+    add(buswidth_opt, "mem.dram.bus_width",
+        std::to_string(buswidth * (per_ctrlr.empty() ? 1 : std::stoull(per_ctrlr))));
   return out;
 }
 

@@ -13,6 +13,7 @@ namespace simtlab::tools {
 
 struct GpgpusimImport {
   std::vector<std::string> overrides;  // "path=value"
+  std::vector<std::string> origins;    // parallel to overrides: "file:line: -option"
   std::vector<std::string> ignored;    // option names (without the leading '-')
   std::vector<std::string> notes;      // options imported with an adjustment
 };
@@ -22,6 +23,9 @@ struct GpgpusimImport {
 bool is_gpgpusim_config(const std::string& path);
 
 /// Parse the file. Options whose mapped parameter does not exist in `schema` are ignored too.
+/// Throws UserError "file:line: ..." for a line that is not an option, and
+/// "file:line: -option: ..." for a malformed value of a modelled option (including values of
+/// the wrong type or outside the parameter's rules).
 GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Schema& schema);
 
 }  // namespace simtlab::tools

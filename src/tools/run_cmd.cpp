@@ -139,6 +139,7 @@ config::Config resolve_config(const std::string& gpu, const std::vector<std::str
                               std::string* effective_gpu) {
   const auto schema = config::schema_of<timing::GpuParams>();
   std::vector<std::string> all = sets;
+  std::vector<std::string> origins;  // "file:line" of imported overrides, "" for --set
   std::string preset = gpu;
   if (is_gpgpusim_config(gpu)) {
     // Imported options become overrides on top of the GTX480 preset; user --set wins.
@@ -153,10 +154,12 @@ config::Config resolve_config(const std::string& gpu, const std::vector<std::str
     std::vector<std::string> merged = imp.overrides;
     merged.insert(merged.end(), all.begin(), all.end());
     all = std::move(merged);
+    origins = imp.origins;
+    origins.resize(all.size());
   }
   if (effective_sets) *effective_sets = all;
   if (effective_gpu) *effective_gpu = preset;
-  return config::Config::resolve(schema, preset_dirs(), preset, all);
+  return config::Config::resolve(schema, preset_dirs(), preset, all, origins);
 }
 
 void add_run_command(CLI::App& app) {

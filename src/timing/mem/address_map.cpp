@@ -1,22 +1,31 @@
 #include "timing/mem/address_map.h"
 
+#include <algorithm>
 #include <bit>
+
+#include <fmt/format.h>
 
 #include "base/bits.h"
 #include "base/error.h"
 
 namespace simtlab::timing {
 
+namespace {
+constexpr uint32_t kMaxLayoutBits = 63;
+constexpr uint32_t kMaxBankBits = 6;  // 64 banks, the DRAM model's limit (mem.dram.banks)
+}  // namespace
+
 void AddressMapParams::describe(config::Describer& d) {
   d.param("channels", channels, "channels", "DRAM channels (one memory partition each)",
           "D2MA Table 1 (8 memory channels)")
-      .min(1);
+      .range(1, 512);  // each builds a partition, its slices and a DRAM channel; the largest
+                       // GPUs have a few dozen (GPGPU-Sim QV100: 32), HBM pseudo-channels < 512
   d.param("sub_partitions", sub_partitions, "slices", "L2 slices per memory partition",
           "GTX480 config gpgpu_n_sub_partition_per_mchannel 2; book 1.15 (2 slices)")
-      .min(1);
+      .range(1, 16);  // GPGPU-Sim configs use 1 or 2
   d.param("interleave", interleave, "bytes", "Channel interleaving granularity",
           "book 1.14 (NVIDIA patent: 256 B or 1 KB); GTX480 mapping dramid@8")
-      .min(32)
+      .range(32, 1u << 20)  // 1 MiB: far above the 256 B - 1 KB chunks real GPUs interleave
       .pow2();
   d.param("layout", layout, "", "Bank/row/column bits of the channel-local address, MSB first",
           "GTX480 config gpgpu_mem_addr_mapping with the dramid bits removed");
@@ -26,36 +35,55 @@ void AddressMapParams::describe(config::Describer& d) {
       .one_of({"none", "xor"});
 }
 
+std::vector<config::Issue> AddressMapParams::validate() const {
+  std::vector<config::Issue> r;
+  uint32_t bits = 0, rows = 0, banks = 0, cols = 0;
+  for (char c : layout) {
+    if (c == '.') continue;
+    ++bits;
+    if (c == 'R') {
+      ++rows;
+    } else if (c == 'B') {
+      ++banks;
+    } else if (c == 'C') {
+      ++cols;
+    } else if (c != 'S') {
+      r.push_back({"layout", fmt::format("unexpected '{}' (use R, B, C, S and '.')", c)});
+      return r;
+    }
+  }
+  if (bits > kMaxLayoutBits)
+    r.push_back({"layout", fmt::format("has {} bits, at most {} allowed", bits, kMaxLayoutBits)});
+  if (rows == 0 || cols == 0) r.push_back({"layout", "needs at least one R and one C bit"});
+  if (banks > kMaxBankBits)
+    r.push_back({"layout", fmt::format("has {} B bits; at most {} ({} banks) allowed", banks,
+                                       kMaxBankBits, 1u << kMaxBankBits)});
+  if (hash == "xor" && !is_pow2(channels))
+    r.push_back(
+        {"hash", fmt::format("xor needs a power-of-two channel count (channels is {})", channels)});
+  return r;
+}
+
+uint32_t AddressMapParams::layout_bank_bits() const {
+  return uint32_t(std::count(layout.begin(), layout.end(), 'B'));
+}
+
 AddressMap::AddressMap(const AddressMapParams& p) : p_(p) {
+  if (auto issues = p.validate(); !issues.empty())
+    throw UserError(config::format_issues("mem.map", issues));
   xor_hash_ = p.hash == "xor";
-  if (xor_hash_ && !is_pow2(p.channels))
-    fatal("mem.map.hash: xor needs a power-of-two channel count, have {}", p.channels);
   chan_bits_ = uint32_t(std::countr_zero(p.channels));
   // Walk the pattern from its last character (bit 0) upwards.
   uint32_t bit = 0;
   for (auto it = p.layout.rbegin(); it != p.layout.rend(); ++it) {
     const char c = *it;
     if (c == '.') continue;
-    switch (c) {
-      case 'R':
-        row_bits_.push_back(uint8_t(bit));
-        break;
-      case 'B':
-        bank_bits_.push_back(uint8_t(bit));
-        break;
-      case 'C':
-        col_bits_.push_back(uint8_t(bit));
-        break;
-      case 'S':
-        break;
-      default:
-        fatal("mem.map.layout: unexpected '{}' in '{}' (use R, B, C, S and '.')", c, p.layout);
-    }
-    if (++bit > 63) fatal("mem.map.layout: more than 63 bits in '{}'", p.layout);
+    if (c == 'R') row_bits_.push_back(uint8_t(bit));
+    if (c == 'B') bank_bits_.push_back(uint8_t(bit));
+    if (c == 'C') col_bits_.push_back(uint8_t(bit));
+    ++bit;
   }
   layout_bits_ = bit;
-  if (row_bits_.empty() || col_bits_.empty())
-    fatal("mem.map.layout: '{}' needs at least one R and one C bit", p.layout);
 }
 
 uint32_t AddressMap::channel(Addr a) const {

@@ -39,6 +39,11 @@ struct AddressMapParams {
   std::string hash = "none";
 
   void describe(config::Describer& d);
+  /// Layout and hash problems (keys relative to mem.map), empty if none. Checked by the config
+  /// layer at resolution and by the AddressMap constructor.
+  std::vector<config::Issue> validate() const;
+  /// Bank bits (B) in `layout` (the map encodes 2^n banks).
+  uint32_t layout_bank_bits() const;
 };
 
 struct DramCoord {
@@ -53,7 +58,8 @@ struct DramCoord {
 
 class AddressMap {
  public:
-  /// Throws UserError (naming mem.map.*) for a bad layout or an unsupported hash.
+  /// Throws UserError (naming mem.map.*) for a bad layout or an unsupported hash
+  /// (AddressMapParams::validate; a resolved Config never has one).
   explicit AddressMap(const AddressMapParams& p);
 
   uint32_t channel(Addr a) const;

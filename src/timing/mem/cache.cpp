@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "base/bits.h"
 #include "base/error.h"
 
@@ -40,7 +42,10 @@ uint32_t fully_written(const MemReq& r, uint32_t units) {
 // Parameters
 
 void CacheParams::describe(config::Describer& d) {
-  d.param("size", size, "bytes", "Capacity", cite.size).min(1);
+  // Upper bounds keep absurd values from exhausting host memory (each line, MSHR and merged
+  // request is allocated up front); they are far above any real GPU cache.
+  d.param("size", size, "bytes", "Capacity", cite.size)
+      .range(1, 64u << 20);  // 64 MiB: above any one cache or L2 slice (H100: 50 MB L2 in all)
   d.param("line", line, "bytes", "Line size", cite.line).one_of({32u, 64u, 128u});
   d.param("sector", sector, "bytes", "Sector size (fetch and valid granularity when sectored)",
           cite.sector)
@@ -50,15 +55,17 @@ void CacheParams::describe(config::Describer& d) {
   d.param("assoc", assoc, "ways", "Associativity", cite.assoc).range(1, 64);
   d.param("repl", repl, "", "Replacement policy", cite.repl).one_of(replacement_names());
   d.param("seed", seed, "", "Seed of the random replacement policy", cite.seed);
-  d.param("mshrs", mshrs, "entries", "Miss status holding registers", cite.mshrs).min(1);
+  d.param("mshrs", mshrs, "entries", "Miss status holding registers", cite.mshrs)
+      .range(1, 4096);  // GPGPU-Sim configs use at most a few hundred (QV100 L1D: 512)
   d.param("mshr_merge", mshr_merge, "requests", "Requests one MSHR can hold (merge limit)",
           cite.mshr_merge)
-      .min(1);
+      .range(1, 256);  // a 128 B line holds 32 4-byte words; configs use <= 32
   d.param("miss_queue", miss_queue, "requests", "Depth of the queue to the next level",
           cite.miss_queue)
-      .min(1);
+      .range(1, 4096);  // configs use <= 32
   d.param("hit_latency", hit_latency, "cycles", "Cycles from access to completion of a hit",
-          cite.hit_latency);
+          cite.hit_latency)
+      .max(100000);  // real hit latencies are tens to hundreds of cycles
   d.param("global_write", global_write, "", "Write policy of global stores", cite.global_write)
       .one_of({"write_back", "write_through"});
   d.param("global_write_allocate", global_write_allocate, "", "Global store misses allocate a line",
@@ -78,17 +85,26 @@ void CacheParams::describe(config::Describer& d) {
           cite.perform_atomics);
 }
 
-std::string CacheParams::check() const {
-  if (sector > line) return "sector (" + std::to_string(sector) + ") exceeds line";
-  if (size % (uint64_t(line) * assoc) != 0)
-    return "size must be a multiple of line x assoc (" + std::to_string(line * assoc) + ")";
-  const uint32_t sets = uint32_t(size / (uint64_t(line) * assoc));
-  const std::string why = set_index_check(parse_set_index(index), sets);
-  if (!why.empty()) return why + " (have " + std::to_string(sets) + ")";
-  if (allocate == "on_fill" && sectored) return "allocate=on_fill needs a non-sectored cache";
+std::vector<config::Issue> CacheParams::validate() const {
+  std::vector<config::Issue> r;
+  if (sector > line) r.push_back({"sector", fmt::format("must not exceed line ({})", line)});
+  const uint64_t way_bytes = uint64_t(line) * assoc;
+  if (size % way_bytes != 0) {
+    r.push_back({"size", fmt::format("must be a multiple of line x assoc ({} x {} = {})", line,
+                                     assoc, way_bytes)});
+  } else {
+    const uint32_t sets = uint32_t(size / way_bytes);
+    const std::string why = set_index_check(parse_set_index(index), sets);
+    if (!why.empty())
+      r.push_back({"index", fmt::format("{} (size {} / (line {} x assoc {}) = {} sets)", why, size,
+                                        line, assoc, sets)});
+  }
+  if (allocate == "on_fill" && sectored)
+    r.push_back({"allocate", "on_fill needs a non-sectored cache (sectored is true)"});
   if (perform_atomics && global_write != "write_back")
-    return "perform_atomics needs global_write=write_back";
-  return {};
+    r.push_back({"perform_atomics",
+                 fmt::format("needs global_write=write_back (global_write is {})", global_write)});
+  return r;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,7 +170,8 @@ Cache::Cache(std::string name, const CacheParams& p, stats::Group& parent, Cache
       evictions_(g_.counter("evictions", "lines", "Valid lines replaced")) {
   g_.ratio("miss_rate", "", "Misses per accepted access", "misses", "accesses");
   g_.ratio("hit_rate", "", "Hits per accepted access", "hits", "accesses");
-  if (std::string why = p.check(); !why.empty()) fatal("{}: {}", g_.path(), why);
+  if (auto issues = p.validate(); !issues.empty())
+    throw UserError(config::format_issues(g_.path(), issues));
   sets_ = uint32_t(p.size / (uint64_t(p.line) * p.assoc));
   index_fn_ = parse_set_index(p.index);
   global_write_ =

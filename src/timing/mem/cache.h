@@ -99,8 +99,9 @@ struct CacheParams {
   } cite;
 
   void describe(config::Describer& d);
-  /// Cross-field problems ("sector must not exceed line"), empty if none.
-  std::string check() const;
+  /// Cross-field problems (keys relative to the cache's group), empty if none. Checked by the
+  /// config layer at resolution and by the Cache constructor.
+  std::vector<config::Issue> validate() const;
 };
 
 enum class AccessStatus : uint8_t { hit, hit_reserved, miss, bypass, reservation_fail };
@@ -120,7 +121,7 @@ struct CacheOptions {
 class Cache {
  public:
   /// Registers stats group `name` under `parent`. Throws UserError naming `name` if the
-  /// parameters are inconsistent (CacheParams::check).
+  /// parameters are inconsistent (CacheParams::validate; a resolved Config never is).
   Cache(std::string name, const CacheParams& p, stats::Group& parent, CacheOptions opts = {});
   ~Cache();
   Cache(const Cache&) = delete;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "base/error.h"
 
 namespace simtlab::timing {
@@ -14,46 +16,89 @@ constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 // ---------------------------------------------------------------------------------------------
 // Parameters
 
+namespace {
+
+struct Override {
+  const char* name;
+  int32_t DramParams::*field;
+  uint32_t DramTiming::*value;
+  const char* unit;
+  const char* desc;
+  int32_t lo, hi;  // allowed range besides -1
+};
+
+// Bounds: banks as the DRAM model (and mem.map.layout's B bits) allow; burst lengths and data
+// rates of real DRAMs are <= 16 beats and <= 8 beats per clock (GDDR6X PAM4: 4 x 2); timing
+// parameters are tens of cycles, refresh intervals thousands, so 100000 command cycles is far
+// above any real value while keeping a typo from stalling a channel for a billion cycles.
+constexpr int32_t kMaxCycles = 100000;
+constexpr Override kOverrides[] = {
+    {"banks", &DramParams::banks, &DramTiming::banks, "banks", "Banks per channel", 1, 64},
+    {"bank_groups", &DramParams::bank_groups, &DramTiming::bank_groups, "groups",
+     "Bank groups (bank group = bank mod groups)", 1, 64},
+    {"burst_length", &DramParams::burst_length, &DramTiming::burst_length, "beats",
+     "Beats per column command", 1, 64},
+    {"data_rate", &DramParams::data_rate, &DramTiming::data_rate, "beats/cycle",
+     "Beats per command clock (2 = DDR, 4 = QDR)", 1, 16},
+    {"tRCD", &DramParams::tRCD, &DramTiming::tRCD, "cycles", "ACT to RD/WR, same bank", 0,
+     kMaxCycles},
+    {"tRP", &DramParams::tRP, &DramTiming::tRP, "cycles", "PRE to ACT, same bank", 0, kMaxCycles},
+    {"tRAS", &DramParams::tRAS, &DramTiming::tRAS, "cycles", "ACT to PRE, same bank", 0,
+     kMaxCycles},
+    {"tRC", &DramParams::tRC, &DramTiming::tRC, "cycles", "ACT to ACT, same bank", 0, kMaxCycles},
+    {"tCL", &DramParams::tCL, &DramTiming::tCL, "cycles", "RD to first data", 0, kMaxCycles},
+    {"tWL", &DramParams::tWL, &DramTiming::tWL, "cycles", "WR to first data", 0, kMaxCycles},
+    {"tWR", &DramParams::tWR, &DramTiming::tWR, "cycles", "End of write data to PRE", 0,
+     kMaxCycles},
+    {"tRRD", &DramParams::tRRD, &DramTiming::tRRD, "cycles", "ACT to ACT, different banks", 0,
+     kMaxCycles},
+    {"tCCD", &DramParams::tCCD, &DramTiming::tCCD, "cycles",
+     "Column to column, different bank groups", 0, kMaxCycles},
+    {"tCCDL", &DramParams::tCCDL, &DramTiming::tCCDL, "cycles",
+     "Column to column, same bank group (0 = tCCD)", 0, kMaxCycles},
+    {"tRTP", &DramParams::tRTP, &DramTiming::tRTP, "cycles", "RD to PRE, same bank", 0, kMaxCycles},
+    {"tWTR", &DramParams::tWTR, &DramTiming::tWTR, "cycles", "End of write data to RD", 0,
+     kMaxCycles},
+    {"tRTW", &DramParams::tRTW, &DramTiming::tRTW, "cycles", "RD to WR", 0, kMaxCycles},
+    {"tFAW", &DramParams::tFAW, &DramTiming::tFAW, "cycles", "Four-activate window (0 = off)", 0,
+     kMaxCycles},
+    {"tREFI", &DramParams::tREFI, &DramTiming::tREFI, "cycles", "Refresh interval (0 = no refresh)",
+     0, kMaxCycles},
+    {"tRFC", &DramParams::tRFC, &DramTiming::tRFC, "cycles", "Refresh cycle time", 0, kMaxCycles},
+};
+
+}  // namespace
+
 void DramParams::describe(config::Describer& d) {
   d.param("timing", timing, "", "DRAM organisation and timing set",
           "GTX480 config gpgpu_dram_timing_opt (Hynix H5GQ1H24AFR GDDR5)")
       .one_of(dram_timing_names());
-  struct Override {
-    const char* name;
-    int32_t* field;
-    const char* desc;
-  };
-  const Override overrides[] = {
-      {"banks", &banks, "Banks per channel"},
-      {"bank_groups", &bank_groups, "Bank groups (bank group = bank mod groups)"},
-      {"burst_length", &burst_length, "Beats per column command"},
-      {"data_rate", &data_rate, "Beats per command clock (2 = DDR, 4 = QDR)"},
-      {"tRCD", &tRCD, "ACT to RD/WR, same bank"},
-      {"tRP", &tRP, "PRE to ACT, same bank"},
-      {"tRAS", &tRAS, "ACT to PRE, same bank"},
-      {"tRC", &tRC, "ACT to ACT, same bank"},
-      {"tCL", &tCL, "RD to first data"},
-      {"tWL", &tWL, "WR to first data"},
-      {"tWR", &tWR, "End of write data to PRE"},
-      {"tRRD", &tRRD, "ACT to ACT, different banks"},
-      {"tCCD", &tCCD, "Column to column, different bank groups"},
-      {"tCCDL", &tCCDL, "Column to column, same bank group (0 = tCCD)"},
-      {"tRTP", &tRTP, "RD to PRE, same bank"},
-      {"tWTR", &tWTR, "End of write data to RD"},
-      {"tRTW", &tRTW, "RD to WR"},
-      {"tFAW", &tFAW, "Four-activate window (0 = off)"},
-      {"tREFI", &tREFI, "Refresh interval (0 = no refresh)"},
-      {"tRFC", &tRFC, "Refresh cycle time"},
-  };
-  for (const Override& o : overrides)
-    d.param(o.name, *o.field, "cycles", std::string(o.desc) + "; -1 keeps the timing set's value",
+  const std::string timing_path = d.prefix() + ".timing";
+  for (const Override& o : kOverrides) {
+    const std::string range = fmt::format("[{}, {}]", o.lo, o.hi);
+    d.param(o.name, this->*o.field, o.unit,
+            std::string(o.desc) + "; -1 keeps the timing set's value",
             "the timing set (mem.dram.timing)")
-        .min(-1);
+        .check(
+            [lo = o.lo, hi = o.hi, range](const int32_t& v) -> std::optional<std::string> {
+              if (v == -1 || (v >= lo && v <= hi)) return std::nullopt;
+              return "must be -1 or in " + range;
+            },
+            "-1 or in " + range)
+        .effective([timing_path, value = o.value](
+                       const int32_t& v,
+                       const config::ValueLookup& get) -> std::optional<config::Effective> {
+          if (v != -1) return std::nullopt;
+          const std::string set = std::get<std::string>(get(timing_path));
+          return config::Effective{std::to_string(dram_timing(set).*value), "timing set " + set,
+                                   std::string(dram_timing_source(set))};
+        });
+  }
   d.param("bus_width", bus_width, "bytes", "Data bus width of one channel",
           "GTX480 config gpgpu_n_mem_per_ctrlr 2 x gpgpu_dram_buswidth 4 (two x32 chips); with "
           "a 700 MHz DRAM clock: 8 channels x 8 B x 4 beats x 700 MHz = 179.2 GB/s (D2MA "
           "Table 1)")
-      .min(1);
+      .range(1, 1024);  // an HBM stack's whole 1024-bit interface is 128 B
   d.param("scheduler", scheduler, "", "Request scheduler",
           "D2MA Table 1 (out-of-order FR-FCFS); GTX480 config gpgpu_dram_scheduler 1")
       .one_of(dram_scheduler_names());
@@ -62,7 +107,32 @@ void DramParams::describe(config::Describer& d) {
       .range(1, 4096);
   d.param("return_queue_size", return_queue_size, "responses", "Return queue entries",
           "GTX480 config gpgpu_dram_return_queue_size 116")
-      .min(1);
+      .range(1, 4096);  // allocated up front; configs use <= 192
+}
+
+std::vector<config::Issue> DramParams::validate() const {
+  std::vector<config::Issue> r;
+  const DramTiming t = resolve();
+  // The resolved value as the user should read it: "16" when set, "16 (timing set X)" when -1.
+  const auto shown = [&](int32_t DramParams::*field, uint32_t v) {
+    return this->*field == -1 ? fmt::format("{} (timing set {})", v, timing) : std::to_string(v);
+  };
+  const auto from_set = [&](int32_t field) {
+    return field == -1 ? ", from timing set " + timing : std::string();
+  };
+  if (t.banks == 0 || t.banks > 64)
+    r.push_back({"banks", "must be in [1, 64]", shown(&DramParams::banks, t.banks)});
+  if (t.bank_groups == 0 || t.bank_groups > t.banks || t.banks % t.bank_groups != 0)
+    r.push_back({"bank_groups", fmt::format("must divide banks ({}{})", t.banks, from_set(banks)),
+                 shown(&DramParams::bank_groups, t.bank_groups)});
+  if (t.data_rate == 0)
+    r.push_back({"data_rate", "must be >= 1", shown(&DramParams::data_rate, t.data_rate)});
+  else if (t.burst_length == 0 || t.burst_length % t.data_rate != 0)
+    r.push_back({"burst_length",
+                 fmt::format("must be a positive multiple of data_rate ({}{})", t.data_rate,
+                             from_set(data_rate)),
+                 shown(&DramParams::burst_length, t.burst_length)});
+  return r;
 }
 
 DramTiming DramParams::resolve() const {
@@ -156,15 +226,12 @@ DramChannel::DramChannel(std::string name, const DramParams& p, const AddressMap
            "cycles");
   g_.ratio("avg_latency", "cycles", "Mean arrival-to-data-complete latency", "latency_sum",
            "requests");
-  if (t_.banks == 0 || t_.banks > 64) fatal("mem.dram.banks: must be in [1, 64], got {}", t_.banks);
+  // Defence: a resolved Config passes these (DramParams::validate, MemoryParams::validate).
+  if (auto issues = p.validate(); !issues.empty())
+    throw UserError(config::format_issues("mem.dram", issues));
   if (t_.banks != map.banks())
     fatal("mem.dram.banks ({}) must equal the banks mem.map.layout encodes ({})", t_.banks,
           map.banks());
-  if (t_.bank_groups == 0 || t_.banks % t_.bank_groups != 0)
-    fatal("mem.dram.bank_groups ({}) must divide mem.dram.banks ({})", t_.bank_groups, t_.banks);
-  if (t_.data_rate == 0 || t_.burst_length % t_.data_rate != 0 || t_.burst_length == 0)
-    fatal("mem.dram.burst_length ({}) must be a positive multiple of data_rate ({})",
-          t_.burst_length, t_.data_rate);
   burst_bytes_ = p.bus_width * t_.burst_length;
   tburst_ = t_.tBURST();
   tccdl_ = std::max(t_.tCCD, t_.tCCDL);

@@ -56,6 +56,9 @@ struct DramParams {
   void describe(config::Describer& d);
   /// The timing set with the overrides applied.
   DramTiming resolve() const;
+  /// Problems of the resolved organisation (keys relative to mem.dram), empty if none. Checked
+  /// by the config layer at resolution and by the DramChannel constructor.
+  std::vector<config::Issue> validate() const;
 };
 
 struct DramCommand {

@@ -25,6 +25,10 @@ struct MemoryParams {
     d.group("l2", l2, "Memory partitions: L2 slices, ROP pipeline, atomic unit");
     d.group("dram", dram, "DRAM channels");
   }
+  /// Rules between the groups (keys relative to mem): the DRAM banks match the banks the
+  /// address layout encodes; channel interleaving is at least an L2 line. Checked by the
+  /// config layer at resolution and by the MemorySystem constructor.
+  std::vector<config::Issue> validate() const;
 };
 
 }  // namespace simtlab::timing

@@ -2,6 +2,8 @@
 
 #include "base/error.h"
 
+#include <fmt/format.h>
+
 namespace simtlab::timing {
 
 namespace {
@@ -10,13 +12,29 @@ namespace {
 constexpr size_t kDramPortDepth = 2;
 }  // namespace
 
+std::vector<config::Issue> MemoryParams::validate() const {
+  std::vector<config::Issue> r;
+  const uint32_t banks = dram.resolve().banks;
+  const uint32_t encoded = 1u << map.layout_bank_bits();
+  if (banks != encoded)
+    r.push_back({"dram.banks",
+                 fmt::format("must equal the {} banks mem.map.layout encodes ({} B bits)", encoded,
+                             map.layout_bank_bits()),
+                 dram.banks == -1 ? fmt::format("{} (timing set {})", banks, dram.timing)
+                                  : std::to_string(banks)});
+  if (map.interleave < l2.slice.line)
+    r.push_back(
+        {"map.interleave", fmt::format("must be at least mem.l2.slice.line ({})", l2.slice.line)});
+  return r;
+}
+
 MemorySystem::MemorySystem(const MemoryParams& p, sim::Simulation& sim, const MemoryDomains& d,
                            uint32_t num_sms, stats::Group& parent, MemoryOptions opts)
     : p_(p), num_sms_(num_sms), map_(p.map), g_("mem", &parent) {
   SIMTLAB_ASSERT(num_sms >= 1, "a memory system needs at least one SM");
-  if (p.map.interleave < p.l2.slice.line)
-    fatal("mem.map.interleave ({}) must be at least mem.l2.slice.line ({})", p.map.interleave,
-          p.l2.slice.line);
+  // Defence: a resolved Config passes these.
+  if (auto issues = p.validate(); !issues.empty())
+    throw UserError(config::format_issues("mem", issues));
   const uint32_t channels = map_.channels();
   const uint32_t slices = map_.slices();
   icnt_ = make_interconnect(p.icnt, num_sms, slices, g_);

@@ -58,26 +58,28 @@ CacheParams l2_slice_defaults() {
 void L2Params::describe(config::Describer& d) {
   d.group("slice", slice, "One L2 slice (each partition has mem.map.sub_partitions)");
   d.param("rop_latency", rop_latency, "cycles", "Interconnect-to-L2 pipeline delay",
-          "GTX480 config gpgpu_l2_rop_latency 120");
+          "GTX480 config gpgpu_l2_rop_latency 120")
+      .max(100000);  // upper bounds: real delays are hundreds of cycles at most
   d.param("dram_latency", dram_latency, "cycles", "L2-to-DRAM pipeline delay (L2 cycles)",
-          "GTX480 config dram_latency 100");
+          "GTX480 config dram_latency 100")
+      .max(100000);
   d.param("atomic_latency", atomic_latency, "cycles", "Atomic unit latency after the L2 access",
           "GPGPU-Sim's GTX480 model adds none to "
           "the L2 access: one ALU cycle")
-      .min(1);
+      .range(1, 100000);
   d.param("rop_queue", rop_queue, "requests", "ROP pipeline entries per slice",
           "GTX480 config gpgpu_dram_partition_queues 64:64:64:64 (icnt to L2)")
-      .min(1);
+      .range(1, 65536);  // queues are allocated up front; configs use 64
   d.param("dram_queue", dram_queue, "requests", "L2-to-DRAM pipeline entries",
           "GTX480 config gpgpu_dram_partition_queues (L2 to DRAM)")
-      .min(1);
+      .range(1, 65536);
   d.param("dram_return_queue", dram_return_queue, "responses", "DRAM-to-L2 queue entries",
           "GTX480 config gpgpu_dram_partition_queues (DRAM to L2)")
-      .min(1);
+      .range(1, 65536);
   d.param("response_queue", response_queue, "responses",
           "L2-to-interconnect queue entries per slice",
           "GTX480 config gpgpu_dram_partition_queues (L2 to icnt)")
-      .min(1);
+      .range(1, 65536);
 }
 
 MemoryPartition::MemoryPartition(uint32_t id, const L2Params& p, const IcntParams& icnt,

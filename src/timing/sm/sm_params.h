@@ -18,7 +18,9 @@ struct UnitTiming {
   void describe(config::Describer& d) {
     const char* src =
         "GPGPU-Sim GTX480 config -ptx_opcode_latency_*/-ptx_opcode_initiation_* (see sm_params.h)";
-    d.param("latency", latency, "cycles", "Issue-to-writeback latency", src).range(1, 10000);
+    // <= 4000: latency plus up to 31 extra SIMD passes must fit the SM's 4096-cycle writeback
+    // wheel (Sm::kWheel); real latencies are at most a few hundred cycles.
+    d.param("latency", latency, "cycles", "Issue-to-writeback latency", src).range(1, 4000);
     d.param("interval", interval, "cycles",
             "Initiation interval (cycles before the unit accepts the next warp)", src)
         .range(1, 10000);

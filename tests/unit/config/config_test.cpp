@@ -397,6 +397,139 @@ TEST_F(ConfigTest, ReferenceTextShowsValuesAndOrigins) {
       << t;
 }
 
+TEST_F(ConfigTest, DuplicateYamlKeysAreRejectedWithPathAndLines) {
+  std::string f = write("dup1.yaml", "seed: 1\nseed: 2\n");
+  EXPECT_EQ(error_of([&] { resolve("dup1"); }),
+            f + ":2: duplicate key 'seed' (first given at line 1)");
+  f = write("dup2.yaml", "sm:\n  l1d:\n    size: 4K\n    assoc: 2\n    size: 8K\n");
+  EXPECT_EQ(error_of([&] { resolve("dup2"); }),
+            f + ":5: duplicate key 'sm.l1d.size' (first given at line 3)");
+  // The same parameter spelled dotted and nested.
+  f = write("dup3.yaml", "sm.l1d.size: 4K\nsm:\n  l1d:\n    size: 8K\n");
+  EXPECT_EQ(error_of([&] { resolve("dup3"); }),
+            f + ":4: duplicate key 'sm.l1d.size' (first given at line 1)");
+  f = write("dup4.yaml", "seed: {value: 1, value: 2}\n");
+  EXPECT_EQ(error_of([&] { resolve("dup4"); }),
+            f + ":1: duplicate key 'seed.value' (first given at line 1)");
+  f = write("dup5.yaml", "name: a\nname: b\n");
+  EXPECT_EQ(error_of([&] { resolve("dup5"); }),
+            f + ":2: duplicate key 'name' (first given at line 1)");
+  f = write("dup6.yaml", "sm:\n  num_warps: 4\nsm:\n  warp_size: 16\n");
+  EXPECT_EQ(error_of([&] { resolve("dup6"); }),
+            f + ":3: duplicate key 'sm' (first given at line 1)");
+  // Different keys are fine.
+  write("ok.yaml", "sm:\n  num_warps: 4\n  l1d: {size: 4K}\nsm.warp_size: 16\n");
+  EXPECT_EQ(resolve("ok").get<uint32_t>("sm.warp_size"), 16u);
+}
+
+// Struct-level rules: a struct with validate() is checked after every parameter passed.
+struct Window {
+  uint32_t lo = 1, hi = 8;
+  void describe(Describer& d) {
+    d.param("lo", lo, "", "Lower end", "");
+    d.param("hi", hi, "", "Upper end", "");
+  }
+  std::vector<Issue> validate() const {
+    if (lo > hi) return {Issue("lo", fmt::format("must not exceed hi ({})", hi))};
+    return {};
+  }
+};
+
+struct Checked {
+  int32_t depth = -1;
+  Window a, b;
+  void describe(Describer& d) {
+    d.param("depth", depth, "entries", "Depth; -1 = the built-in depth", "")
+        .min(-1)
+        .effective([](const int32_t& v, const ValueLookup& get) -> std::optional<Effective> {
+          if (v != -1) return std::nullopt;
+          return Effective{std::to_string(4 + std::get<uint64_t>(get("a.lo"))), "built-in depth",
+                           "the built-in table"};
+        });
+    d.group("a", a, "First window");
+    d.group("b", b, "Second window");
+  }
+  std::vector<Issue> validate() const {
+    std::vector<Issue> r;
+    if (a.hi + b.hi > 100) r.push_back(Issue("", "a.hi + b.hi must not exceed 100"));
+    if (depth == 0) r.push_back(Issue("depth", "must not be 0", "zero"));
+    return r;
+  }
+};
+
+class StructCheckTest : public ConfigTest {
+ protected:
+  Config resolve_checked(const std::string& preset, const std::vector<std::string>& overrides,
+                         const std::vector<std::string>& origins = {}) {
+    return Config::resolve(checked_, {dir_.string()}, preset, overrides, origins);
+  }
+  std::string checked_error(const std::vector<std::string>& overrides,
+                            const std::vector<std::string>& origins = {}) {
+    return error_of([&] { resolve_checked("", overrides, origins); });
+  }
+  Schema checked_ = schema_of<Checked>();
+};
+
+TEST_F(StructCheckTest, ChecksAreRegisteredInnermostFirst) {
+  ASSERT_EQ(checked_.checks().size(), 3u);
+  EXPECT_EQ(checked_.checks()[0].prefix, "a");
+  EXPECT_EQ(checked_.checks()[1].prefix, "b");
+  EXPECT_EQ(checked_.checks()[2].prefix, "");
+  EXPECT_TRUE(schema_.checks().empty());  // structs without validate() add none
+}
+
+TEST_F(StructCheckTest, ViolationsNameTheKeyPathTheRuleAndTheValue) {
+  EXPECT_EQ(checked_error({"a.lo=9"}), "a.lo: must not exceed hi (8), got 9");
+  EXPECT_EQ(checked_error({"a.lo=9", "b.lo=10", "b.hi=3"}),
+            "a.lo: must not exceed hi (8), got 9\nb.lo: must not exceed hi (3), got 10");
+  EXPECT_EQ(checked_error({"a.hi=90", "b.hi=20"}), "a.hi + b.hi must not exceed 100");
+  EXPECT_EQ(checked_error({"depth=0"}), "depth: must not be 0, got zero");
+  EXPECT_EQ(checked_error({"a.lo=8"}), "");  // lo == hi is fine
+  // Per-parameter rules are reported first; struct checks run only when they all pass.
+  EXPECT_EQ(checked_error({"depth=-2", "a.lo=9"}), "depth: must be >= -1, got -2");
+}
+
+TEST_F(StructCheckTest, AStructWhosePartFailedIsNotChecked) {
+  // The top-level rule would fail too (90 + 20 > 100) but b failed first.
+  EXPECT_EQ(checked_error({"a.hi=90", "b.hi=20", "b.lo=30"}),
+            "b.lo: must not exceed hi (20), got 30");
+}
+
+TEST_F(StructCheckTest, PresetValuesAndImportedOverridesNameTheirOrigin) {
+  std::string f = write("w.yaml", "a:\n  lo: 9\n");
+  EXPECT_EQ(error_of([&] { resolve_checked("w", {}); }),
+            f + ":2: a.lo: must not exceed hi (8), got 9");
+  EXPECT_EQ(checked_error({"a.lo=9", "b.lo=2"}, {"imp.config:3: -opt", ""}),
+            "imp.config:3: -opt: a.lo: must not exceed hi (8), got 9");
+  EXPECT_EQ(checked_error({"a.loo=1"}, {"imp.config:4: -x"}),
+            "imp.config:4: -x: unknown config key 'a.loo' (did you mean 'a.lo'?)");
+  Config c = resolve_checked("", {"a.lo=2", "b.lo=2"}, {"imp.config:3: -opt", ""});
+  EXPECT_EQ(c.origin_of("a.lo"), "imp.config:3: -opt");
+  EXPECT_EQ(c.origin_of("b.lo"), "--set");
+}
+
+TEST_F(StructCheckTest, FormatIssuesJoinsPrefixKeyMessageAndValue) {
+  EXPECT_EQ(format_issues("mem.map", {Issue("layout", "needs at least one R and one C bit"),
+                                      Issue("", "is inconsistent", "7")}),
+            "mem.map.layout: needs at least one R and one C bit\nmem.map: is inconsistent, got 7");
+  EXPECT_EQ(format_issues("", {Issue("lo", "must not exceed hi (8)")}),
+            "lo: must not exceed hi (8)");
+}
+
+TEST_F(StructCheckTest, InfoShowsTheValueAPlaceholderStandsFor) {
+  Config c = resolve_checked("", {"a.lo=3"});
+  std::string t = reference_text(checked_, &c);
+  EXPECT_NE(t.find("  depth = 7 entries  (int32; >= -1; -1: the value of built-in depth)\n"
+                   "      Depth; -1 = the built-in depth. Source: the built-in table\n"),
+            std::string::npos)
+      << t;
+  c = resolve_checked("", {"depth=5"});
+  t = reference_text(checked_, &c);
+  EXPECT_NE(t.find("  depth = 5 entries  (int32; >= -1; default -1; from --set)\n"),
+            std::string::npos)
+      << t;
+}
+
 TEST(Suggest, EditDistanceAndNearest) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
   EXPECT_EQ(edit_distance("", "abc"), 3u);

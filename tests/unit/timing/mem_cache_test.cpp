@@ -390,7 +390,7 @@ TEST_F(CacheTest, ParamsDescribeAndValidate) {
   CacheParams q = config::load<CacheParams>(cfg);
   EXPECT_EQ(q.size, 16384u);
   EXPECT_EQ(q.hit_latency.v, 35u);
-  EXPECT_TRUE(q.check().empty());
+  EXPECT_TRUE(q.validate().empty());
   EXPECT_THROW(config::Config::defaults(s).with_overrides({"repl=plru"}), UserError);
   stats::check_formulas(root_);
 }
