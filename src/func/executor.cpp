@@ -465,6 +465,7 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     rec->space = MemSpace::none;
     rec->is_load = rec->is_store = rec->is_atomic = false;
     rec->branch = rec->divergent = rec->barrier = rec->mem_fence = false;
+    rec->texels.clear();
   }
   if (exec) {
     d.fn(cx, w, d, exec);
