@@ -36,7 +36,7 @@ inline uint64_t lane_addr(const Warp& w, const DInst& d, unsigned l) {
   uint64_t a = d.addr.off;
   if (d.addr.base_slot >= 0) a += w.R[size_t(d.addr.base_slot) * kMaxWarpSize + l];
   if (d.addr.frame) a += w.frame().local_base;
-  return a;
+  return a & d.addr.mask;
 }
 
 [[noreturn]] void fault(const ExecContext& cx, const Warp& w, const DInst& d, unsigned l,
