@@ -9,6 +9,9 @@
 #   regcap    (prog_launch_bounds) registers are capped as ptxas would for the simulated GPU:
 #             launch bounds of 1024 threads on 32768 registers give 32 (16 on 16384);
 #             sm.max_regs_per_thread lowers it further
+#   fault     (prog_oob_fault) a faulting kernel's record says so and counts what it ran before
+#             the fault: functionally warps 0-2 of the block run all 10 instructions, warp 3
+#             faults at its 9th (the store), so 38 warp instructions (38 x 32 threads)
 #   texture   (prog_texture_linear, prog_texture_array) texture fetches go through the L1T:
 #             per kernel, L1T accesses = the distinct 128-byte blocks each warp's fetches
 #             read (worked out from the programs below), every miss is one L1T fill request
@@ -72,6 +75,27 @@ if b["regs_per_thread"] != 20: sys.exit("FAIL: sm.max_regs_per_thread=20 should 
 if c["regs_per_thread"] != 16: sys.exit("FAIL: launch bounds on 16384 registers should give 16")
 PY
     echo "regcap OK" ;;
+  fault)
+    "$simtlab" run --mode functional --stats "$tmp/f.json" -- "$prog" > "$tmp/out.txt" 2> "$tmp/err.txt"
+    grep -q '^PASSED' "$tmp/out.txt" || { echo "FAIL: program did not pass"; exit 1; }
+    grep -q 'functional mode.*1 kernel launch, 38 warp instructions (1216 thread)' "$tmp/err.txt" ||
+      { echo "FAIL: summary:"; cat "$tmp/err.txt"; exit 1; }
+    run --mode timing --stats "$tmp/t.json"
+    python3 - "$tmp/f.json" "$tmp/t.json" <<'PY'
+import json, sys
+f, t = (json.load(open(x)) for x in sys.argv[1:3])
+for name, j in (("functional", f), ("timing", t)):
+    k = j["kernels"][0]
+    print(f'{name}: status {k["status"]}, {k["warp_insts"]} warp instructions, '
+          f'{k["thread_insts"]} thread instructions; totals {j["totals"]["warp_insts"]}')
+    if k["status"] != "fault" or "invalid global write" not in k.get("error", ""):
+        sys.exit(f"FAIL: {name}: the kernel record does not say it faulted")
+    if k["warp_insts"] == 0 or j["totals"]["warp_insts"] != k["warp_insts"]:
+        sys.exit(f"FAIL: {name}: instructions before the fault not counted")
+if (f["kernels"][0]["warp_insts"], f["kernels"][0]["thread_insts"]) != (38, 1216):
+    sys.exit("FAIL: functional counts should be 38 warp / 1216 thread instructions")
+PY
+    echo "fault OK" ;;
   texture)
     run --stats "$tmp/a.json"
     grep -q '^PASSED' "$tmp/out.txt" || { echo "FAIL: program did not pass"; exit 1; }
