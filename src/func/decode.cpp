@@ -291,6 +291,9 @@ class Decoder {
       // Livelock detection counts every instruction that may change memory others can see.
       d.writes_mem = (in.info().flags & ptx::OPF_STORE) != 0 || in.op == Op::wmma ||
                      in.op == Op::mbarrier || in.op == Op::call;
+      // Shared and local state-space addresses are 32-bit: register + offset wraps there.
+      if (has_addr && (d.aspace == AddrSpace::shared || d.aspace == AddrSpace::local))
+        d.addr.mask = 0xffff'ffffull;
       // Control flow targets.
       if (in.op == Op::bra) {
         d.target = pc_of_label(P, k, in.ops[0].id);

@@ -85,7 +85,7 @@ std::string Device::check_launch(const Program& k, Dim3 grid, Dim3 block, uint32
   if (block.x > 1024 || block.y > 1024 || block.z > 64)
     return fmt::format("block dimensions ({},{},{}) exceed (1024,1024,64)", block.x, block.y,
                        block.z);
-  if (grid.y > 65535 || grid.z > 65535)
+  if (grid.x > 0x7fff'ffffu || grid.y > 65535 || grid.z > 65535)
     return fmt::format("grid dimensions ({},{},{}) exceed (2^31-1,65535,65535)", grid.x, grid.y,
                        grid.z);
   const uint64_t smem = uint64_t(k.layout.static_shared) + dyn;

@@ -113,6 +113,16 @@ class Device {
   LoadedModule& load_module(const std::vector<PtxSource>& sources);
   void unload_module(LoadedModule* m);
 
+  /// cudaDeviceReset: unload every module, forget texture objects and the device heap, and
+  /// free every allocation `keep` does not accept (see GlobalMemory::release_all).
+  template <typename Keep>
+  void reset(Keep keep) {
+    modules_.clear();
+    textures_ = TextureTable{};
+    heap_.clear();
+    mem_.release_all(keep);
+  }
+
   // ---- launch ----
   /// Build the kernel parameter buffer from CUDA-style `args` (args[i] points at argument i).
   std::vector<uint8_t> pack_params(const Program& k, const void* const* args) const;

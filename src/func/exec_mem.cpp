@@ -36,7 +36,7 @@ inline uint64_t lane_addr(const Warp& w, const DInst& d, unsigned l) {
   uint64_t a = d.addr.off;
   if (d.addr.base_slot >= 0) a += w.R[size_t(d.addr.base_slot) * kMaxWarpSize + l];
   if (d.addr.frame) a += w.frame().local_base;
-  return a;
+  return a & d.addr.mask;
 }
 
 [[noreturn]] void fault(const ExecContext& cx, const Warp& w, const DInst& d, unsigned l,
@@ -492,6 +492,10 @@ void fetch_texel(ExecContext& cx, const Warp& w, const DInst& d, unsigned l, con
     guest_fault(
         cx, w, d, l,
         fmt::format("texture fetch at {:#x} outside its allocation: {}", a, cx.gmem->describe(a)));
+  if (cx.rec) {
+    cx.rec->texels.push_back(a);
+    cx.rec->access_size = uint8_t(std::max<uint32_t>(cx.rec->access_size, eb));
+  }
   const unsigned cb = t.channel_bits / 8;
   for (unsigned k = 0; k < t.channels && k < 4; ++k) {
     uint64_t v = 0;
@@ -528,6 +532,10 @@ void h_tex(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const unsigned ndim = in.geom == Geom::d3                             ? 3
                         : (in.geom == Geom::d2 || in.geom == Geom::a1d) ? 2
                                                                         : 1;
+  if (cx.rec) {
+    cx.rec->is_load = true;
+    cx.rec->access_size = 0;  // the widest texel fetched (fetch_texel records each)
+  }
   for_lanes(e, [&](unsigned l) {
     const TextureDesc* t = cx.textures ? cx.textures->get(h[l]) : nullptr;
     if (!t) guest_fault(cx, w, d, l, fmt::format("tex: {:#x} is not a live texture object", h[l]));
@@ -584,6 +592,7 @@ void h_tex(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
       w.R[size_t(el.slot) * kMaxWarpSize + l] = bits;
     }
   });
+  if (cx.rec && !cx.rec->texels.empty()) cx.rec->space = MemSpace::tex;
 }
 
 /// suld.b / sust.b (byte-addressed x coordinate, .trap on out-of-range).

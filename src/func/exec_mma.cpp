@@ -324,6 +324,7 @@ void h_wmma(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const unsigned first = std::countr_zero(e);
   uint64_t base = d.addr.off;
   if (d.addr.base_slot >= 0) base += w.R[size_t(d.addr.base_slot) * kMaxWarpSize + first];
+  base &= d.addr.mask;
   uint64_t ld = row ? cols : rows;  // default stride: the tile's own leading dimension
   if (so.kind == DOp::k_reg)
     ld = uint32_t(w.R[size_t(so.slot) * kMaxWarpSize + first]);

@@ -465,6 +465,7 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     rec->space = MemSpace::none;
     rec->is_load = rec->is_store = rec->is_atomic = false;
     rec->branch = rec->divergent = rec->barrier = rec->mem_fence = false;
+    rec->texels.clear();
   }
   if (exec) {
     d.fn(cx, w, d, exec);
@@ -510,10 +511,19 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_
         if (w.done()) continue;
         all_done = false;
         uint64_t n = 0;
-        while (!w.done() && !w.at_barrier && n < kQuantum) {
-          thread_total += uint64_t(__builtin_popcount(w.active()));
-          step(cx, w, nullptr);
-          ++n;
+        try {
+          while (!w.done() && !w.at_barrier && n < kQuantum) {
+            const uint64_t lanes = uint64_t(__builtin_popcount(w.active()));
+            step(cx, w, nullptr);
+            thread_total += lanes;
+            ++n;
+          }
+        } catch (...) {
+          // A fault (or assert, trap...): the launch's counts include what ran before the
+          // faulting instruction, as the timing model's do.
+          total += n;
+          add_counts();
+          throw;
         }
         if (n) progress = true;
         total += n;

@@ -15,7 +15,7 @@ class DeviceHeap {
   explicit DeviceHeap(GlobalMemory& g) : g_(g) {}
   /// 0 when the heap limit would be exceeded (as CUDA's malloc returns NULL).
   uint64_t malloc(uint64_t size) {
-    if (used_ + size > limit_) return 0;
+    if (size > limit_ || used_ + size > limit_) return 0;
     const Addr a = g_.allocate(size ? size : 1, AllocKind::heap, "device malloc");
     if (!a) return 0;
     sizes_[a] = size;
@@ -31,6 +31,11 @@ class DeviceHeap {
     return true;
   }
   void set_limit(uint64_t bytes) { limit_ = bytes; }
+  /// Forget every allocation (their memory was released with the rest of device memory).
+  void clear() {
+    sizes_.clear();
+    used_ = 0;
+  }
   uint64_t limit() const { return limit_; }
 
  private:

@@ -40,6 +40,7 @@ GlobalMemory::~GlobalMemory() {
 }
 
 Addr GlobalMemory::allocate(uint64_t size, AllocKind kind, std::string label) {
+  if (size > capacity_) return 0;  // also keeps the rounding below from wrapping
   const uint64_t rounded = align_up(size ? size : 1, kAllocAlign);
   if (in_use_ + rounded > capacity_) return 0;
   if (next_ + rounded + kAllocAlign > kGlobalEnd) return 0;

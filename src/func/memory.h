@@ -64,6 +64,20 @@ class GlobalMemory {
   Addr map_host(void* p, uint64_t size, AllocKind kind, std::string label = {});
   /// Free an allocation by its base address. Returns false if `base` is not a live base.
   bool release(Addr base);
+  /// Free every allocation (host mappings are forgotten; their owners free the memory) except
+  /// those `keep` accepts. Addresses are never handed out again, so pointers into the freed
+  /// allocations stay invalid (cudaDeviceReset).
+  template <typename Keep>
+  void release_all(Keep keep) {
+    for (auto it = allocs_.begin(); it != allocs_.end();) {
+      if (keep(it->second)) {
+        ++it;
+      } else {
+        const Addr base = (it++)->first;
+        release(base);
+      }
+    }
+  }
   /// Host pointer for [addr, addr+size) if it lies entirely inside one live allocation.
   uint8_t* translate(Addr addr, uint64_t size) {
     if (last_ && addr >= last_->base && addr + size <= last_->base + last_->size &&

@@ -42,6 +42,9 @@ struct DAddr {
   int32_t base_slot = -1;  // value register, -1 = none
   bool frame = false;
   uint64_t off = 0;
+  // Applied to base + off: shared and local (state-space) addresses are 32 bits wide, so
+  // `[%r + 68]` with %r = 0xffffffc0 is 4 (nvcc emits such sequences); all ones otherwise.
+  uint64_t mask = ~uint64_t(0);
 };
 
 /// Address space of a memory instruction as decoded (generic is resolved per lane at run time;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "base/types.h"
 #include "ptx/types.h"
@@ -27,6 +28,11 @@ struct WarpInstRecord {
   bool is_load = false, is_store = false, is_atomic = false;
   uint8_t access_size = 0;                // bytes per lane (vector accesses: the whole vector)
   std::array<Addr, kMaxWarpSize> addr{};  // per-lane address in `space` (exec lanes only)
+  // Texture fetches (space == tex; addr unused): the global address of every texel read, lane
+  // by lane in lane order, each access_size bytes. A point-sampled fetch reads one texel, linear
+  // filtering 2, 4 or 8 (1D, 2D, 3D); border texels read no memory. For CUDA arrays these are
+  // addresses in the array's storage.
+  std::vector<Addr> texels;
 
   // control
   bool branch = false;     // a bra/call/ret/exit

@@ -284,7 +284,7 @@ cudaError_t cudaDeviceSynchronize(void) {
 
 cudaError_t cudaDeviceReset(void) {
   Runtime& rt = Runtime::get();
-  rt.synchronize_all();
+  rt.reset();
   return cudaSuccess;
 }
 

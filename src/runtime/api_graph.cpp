@@ -127,7 +127,9 @@ cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
     rt.unsupported("cudaMallocAsync during stream capture (graph allocation nodes)");
     return rt.ret(cudaErrorStreamCaptureUnsupported);
   }
-  return cudaMalloc(devPtr, size);
+  const cudaError_t e = cudaMalloc(devPtr, size);
+  if (e == cudaSuccess) rt.note_pool_alloc(reinterpret_cast<simtlab::Addr>(*devPtr));
+  return e;
 }
 
 cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t, cudaStream_t stream) {
@@ -144,6 +146,7 @@ cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
   if (!devPtr) return cudaSuccess;
   if (!rt.dev().valid(reinterpret_cast<simtlab::Addr>(devPtr), 1))
     return rt.ret(cudaErrorInvalidValue);
+  rt.forget_pool_alloc(reinterpret_cast<simtlab::Addr>(devPtr));
   if (rt.deferred(hStream)) {
     rt.enqueue_action(hStream,
                       [&rt, devPtr] { rt.dev().free(reinterpret_cast<simtlab::Addr>(devPtr)); });

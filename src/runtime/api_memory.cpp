@@ -1,6 +1,7 @@
 // Memory management API: device, pinned, managed and pitched allocations, copies, memsets,
 // symbols. Copies are synchronous (the device is idle whenever host code runs, because
 // launches complete before they return), which satisfies every stream-ordering rule.
+#include <cstdint>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -133,15 +134,26 @@ cudaError_t cudaFree(void* devPtr) {
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   Runtime& rt = Runtime::get();
   if (!devPtr || !pitch) return rt.ret(cudaErrorInvalidValue);
-  const size_t p =
-      (width + 511) / 512 * 512;  // 512-byte pitch alignment (texturePitchAlignment-like)
+  // 512-byte pitch alignment (texturePitchAlignment-like). Sizes whose pitch or total would
+  // not fit in size_t cannot be allocated.
+  if (width > SIZE_MAX - 511) {
+    *devPtr = nullptr;
+    return rt.ret(cudaErrorMemoryAllocation);
+  }
+  const size_t p = (width + 511) / 512 * 512;
   *pitch = p ? p : 512;
+  if (height > SIZE_MAX / *pitch) {
+    *devPtr = nullptr;
+    return rt.ret(cudaErrorMemoryAllocation);
+  }
   return cudaMalloc(devPtr, *pitch * height);
 }
 
 cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
   Runtime& rt = Runtime::get();
   if (!pitchedDevPtr) return rt.ret(cudaErrorInvalidValue);
+  if (extent.depth && extent.height > SIZE_MAX / extent.depth)
+    return rt.ret(cudaErrorMemoryAllocation);
   size_t pitch = 0;
   void* p = nullptr;
   const cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width, extent.height * extent.depth);

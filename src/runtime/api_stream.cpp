@@ -4,6 +4,7 @@
 // ordering guarantee of streams holds. Events carry simulated time: each stream keeps the
 // simulated time at which its last operation completed (kernel durations come from the
 // timing model; in functional mode they take zero time).
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -23,16 +24,23 @@ cudaError_t cudaStreamCreate(cudaStream_t* s) {
   return cudaSuccess;
 }
 
+// cudaStreamDefault and cudaStreamNonBlocking are the only stream flags.
+constexpr unsigned kStreamFlags = cudaStreamNonBlocking;
+
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int flags) {
   Runtime& rt = Runtime::get();
-  if (!s) return rt.ret(cudaErrorInvalidValue);
+  if (!s || (flags & ~kStreamFlags)) return rt.ret(cudaErrorInvalidValue);
   *s = reinterpret_cast<cudaStream_t>(rt.new_stream(flags, 0));
   return cudaSuccess;
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int flags, int priority) {
   Runtime& rt = Runtime::get();
-  if (!s) return rt.ret(cudaErrorInvalidValue);
+  if (!s || (flags & ~kStreamFlags)) return rt.ret(cudaErrorInvalidValue);
+  // Priorities outside cudaDeviceGetStreamPriorityRange are clamped into it (CUDA Runtime API).
+  int least = 0, greatest = 0;
+  cudaDeviceGetStreamPriorityRange(&least, &greatest);
+  priority = std::clamp(priority, greatest, least);
   *s = reinterpret_cast<cudaStream_t>(rt.new_stream(flags, priority));
   return cudaSuccess;
 }
@@ -106,7 +114,12 @@ cudaError_t cudaEventCreate(cudaEvent_t* e) {
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int flags) {
   Runtime& rt = Runtime::get();
-  if (!e) return rt.ret(cudaErrorInvalidValue);
+  // Valid flags: blocking sync, disable timing, interprocess (which needs disable timing).
+  constexpr unsigned kEventFlags =
+      cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if (!e || (flags & ~kEventFlags) ||
+      ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)))
+    return rt.ret(cudaErrorInvalidValue);
   *e = reinterpret_cast<cudaEvent_t>(rt.new_event(flags));
   return cudaSuccess;
 }

@@ -28,6 +28,12 @@ std::vector<std::unique_ptr<SimArray>>& arrays() {
   return a;
 }
 
+}  // namespace
+
+void simtlab::runtime::forget_arrays() { arrays().clear(); }
+
+namespace {
+
 SimArray* find_array(const void* a) {
   for (auto& p : arrays())
     if (p.get() == a) return p.get();
@@ -147,6 +153,12 @@ cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* des
                             size_t height, unsigned int flags) {
   Runtime& rt = Runtime::get();
   if (!array || !desc || !width) return rt.ret(cudaErrorInvalidValue);
+  // Dimensions beyond the device's texture limits are invalid (as cuArrayCreate reports).
+  cudaDeviceProp prop;
+  rt.fill_properties(&prop);
+  if (height == 0 ? width > size_t(prop.maxTexture1D)
+                  : width > size_t(prop.maxTexture2D[0]) || height > size_t(prop.maxTexture2D[1]))
+    return rt.ret(cudaErrorInvalidValue);
   auto a = std::make_unique<SimArray>();
   a->desc = *desc;
   a->width = width;
@@ -163,6 +175,15 @@ cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* d
                               cudaExtent extent, unsigned int flags) {
   Runtime& rt = Runtime::get();
   if (!array || !desc || !extent.width) return rt.ret(cudaErrorInvalidValue);
+  cudaDeviceProp prop;
+  rt.fill_properties(&prop);
+  const bool too_big = extent.depth ? extent.width > size_t(prop.maxTexture3D[0]) ||
+                                          extent.height > size_t(prop.maxTexture3D[1]) ||
+                                          extent.depth > size_t(prop.maxTexture3D[2])
+                       : extent.height ? extent.width > size_t(prop.maxTexture2D[0]) ||
+                                             extent.height > size_t(prop.maxTexture2D[1])
+                                       : extent.width > size_t(prop.maxTexture1D);
+  if (too_big) return rt.ret(cudaErrorInvalidValue);
   auto a = std::make_unique<SimArray>();
   a->desc = *desc;
   a->width = extent.width;

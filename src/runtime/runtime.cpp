@@ -318,7 +318,17 @@ bool Runtime::is_device_ptr(const void* p) const {
   return a >= func::kGlobalBase && a < func::kGlobalEnd;
 }
 
+namespace {
+/// Pinned and managed allocations live in host memory: more than the machine has fails (as
+/// on a real system), which also keeps the page rounding below from wrapping.
+bool host_size_ok(size_t n) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages <= 0 || page <= 0 || n <= uint64_t(pages) * uint64_t(page);
+}
+}  // namespace
+
 void* Runtime::host_alloc(size_t n, unsigned flags) {
+  if (!host_size_ok(n)) return nullptr;
   void* p = std::aligned_alloc(4096, align_up(std::max<size_t>(n, 1), 4096));
   if (!p) return nullptr;
   std::memset(p, 0, n);
@@ -345,6 +355,7 @@ bool Runtime::is_pinned(const void* p) const {
 }
 
 void* Runtime::managed_alloc(size_t n) {
+  if (!host_size_ok(n)) return nullptr;
   void* p = std::aligned_alloc(4096, align_up(std::max<size_t>(n, 1), 4096));
   if (!p) return nullptr;
   std::memset(p, 0, n);
@@ -411,6 +422,44 @@ void Runtime::synchronize_all() {
   for (auto& s : streams_) s->time_ms = std::max(s->time_ms, device_time_ms_);
   default_stream_.time_ms = std::max(default_stream_.time_ms, device_time_ms_);
   std::fflush(stdout);
+}
+
+void Runtime::reset() {
+  drain();
+  synchronize_all();
+  captures_.clear();
+  streams_.clear();
+  events_.clear();
+  forget_arrays();
+  coop_busy_.clear();
+  coop_free_.clear();
+  // Modules are reloaded (variables re-initialised) on next use.
+  for (auto& fb : fatbins_)
+    if (fb->module) {
+      fb->module = nullptr;
+      fb->loaded = false;
+    }
+  for (auto& k : kernels_) k->prog = nullptr;
+  const std::set<Addr> keep = pool_allocs_;
+  dev_->reset([&keep](const func::Allocation& a) {
+    return a.kind == func::AllocKind::device && keep.count(a.base);
+  });
+  for (auto& [p, info] : pinned_) std::free(const_cast<void*>(p));
+  pinned_.clear();
+  for (void* p : managed_) std::free(p);
+  managed_.clear();
+  // __managed__ variables get fresh host-visible memory, bound again when the module loads.
+  for (auto& v : vars_)
+    if (v->managed) *v->managed_ptr = managed_alloc(std::max<size_t>(v->size, 1));
+  for (auto& fb : fatbins_)
+    for (VarRec* v : fb->vars)
+      if (v->managed) {
+        std::string why;
+        ensure_loaded(*fb, &why);
+        break;
+      }
+  last_ = cudaSuccess;
+  sticky_ = cudaSuccess;
 }
 
 // ---- launch --------------------------------------------------------------------------------
@@ -543,6 +592,13 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
                             std::vector<uint8_t> pbuf, cudaStream_t s, bool cooperative) {
   if (sticky_ != cudaSuccess) return sticky_;
   if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
+  if (!k.prog) {  // a graph node replayed after cudaDeviceReset unloaded the module
+    std::string why;
+    if (const cudaError_t e = ensure_kernel(k, &why); e != cudaSuccess) {
+      warn(fmt::format("cannot launch {}: {}", k.name, why));
+      return ret(e);
+    }
+  }
   const Dim3 g{grid.x, grid.y, grid.z}, b{block.x, block.y, block.z};
   const RegisterAlloc ra = register_alloc(k);
   const uint32_t regs = ra.regs;

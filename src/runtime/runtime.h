@@ -209,6 +209,14 @@ class Runtime {
   double stream_time(cudaStream_t s);
   double device_time() const { return device_time_ms_; }
   void synchronize_all();
+  /// cudaDeviceReset: finish queued work, then destroy every stream, event, capture, texture
+  /// object, CUDA array and allocation (cudaMalloc/Pitch/3D, pinned, managed, device heap)
+  /// except stream-ordered (cudaMallocAsync) ones, unload the modules (their variables get
+  /// their initial values again on next use) and clear the last and sticky errors.
+  void reset();
+  /// Stream-ordered allocations (cudaMallocAsync), which cudaDeviceReset keeps.
+  void note_pool_alloc(Addr a) { pool_allocs_.insert(a); }
+  void forget_pool_alloc(Addr a) { pool_allocs_.erase(a); }
 
   // ---- device description ----
   const timing::GpuParams& params() const { return params_; }
@@ -264,6 +272,7 @@ class Runtime {
   std::unordered_map<const void*, VarRec*> by_symbol_;
   std::map<const void*, std::pair<size_t, unsigned>> pinned_;  // host pinned allocations
   std::vector<void*> managed_;
+  std::set<Addr> pool_allocs_;
   std::vector<std::unique_ptr<Stream>> streams_;
   std::vector<std::unique_ptr<Event>> events_;
   Stream default_stream_;
@@ -283,6 +292,9 @@ class Runtime {
   void release_coop_workspaces();  // every launch that used one has finished
   unsigned long long next_capture_id_ = 1;
 };
+
+/// Forget every CUDA array (api_texture.cpp; their storage is freed with device memory).
+void forget_arrays();
 
 /// Convert simtlab exceptions thrown inside an API call into CUDA errors.
 template <typename F>

@@ -9,6 +9,13 @@
 #   regcap    (prog_launch_bounds) registers are capped as ptxas would for the simulated GPU:
 #             launch bounds of 1024 threads on 32768 registers give 32 (16 on 16384);
 #             sm.max_regs_per_thread lowers it further
+#   fault     (prog_oob_fault) a faulting kernel's record says so and counts what it ran before
+#             the fault: functionally warps 0-2 of the block run all 10 instructions, warp 3
+#             faults at its 9th (the store), so 38 warp instructions (38 x 32 threads)
+#   texture   (prog_texture_linear, prog_texture_array) texture fetches go through the L1T:
+#             per kernel, L1T accesses = the distinct 128-byte blocks each warp's fetches
+#             read (worked out from the programs below), every miss is one L1T fill request
+#             and one tex_load access of the L2, and no texture read touches the L1D
 # Usage: stats_checks.sh CHECK SIMTLAB PROGRAM
 set -eu
 check=$1; simtlab=$2; prog=$3
@@ -68,5 +75,63 @@ if b["regs_per_thread"] != 20: sys.exit("FAIL: sm.max_regs_per_thread=20 should 
 if c["regs_per_thread"] != 16: sys.exit("FAIL: launch bounds on 16384 registers should give 16")
 PY
     echo "regcap OK" ;;
+  fault)
+    "$simtlab" run --mode functional --stats "$tmp/f.json" -- "$prog" > "$tmp/out.txt" 2> "$tmp/err.txt"
+    grep -q '^PASSED' "$tmp/out.txt" || { echo "FAIL: program did not pass"; exit 1; }
+    grep -q 'functional mode.*1 kernel launch, 38 warp instructions (1216 thread)' "$tmp/err.txt" ||
+      { echo "FAIL: summary:"; cat "$tmp/err.txt"; exit 1; }
+    run --mode timing --stats "$tmp/t.json"
+    python3 - "$tmp/f.json" "$tmp/t.json" <<'PY'
+import json, sys
+f, t = (json.load(open(x)) for x in sys.argv[1:3])
+for name, j in (("functional", f), ("timing", t)):
+    k = j["kernels"][0]
+    print(f'{name}: status {k["status"]}, {k["warp_insts"]} warp instructions, '
+          f'{k["thread_insts"]} thread instructions; totals {j["totals"]["warp_insts"]}')
+    if k["status"] != "fault" or "invalid global write" not in k.get("error", ""):
+        sys.exit(f"FAIL: {name}: the kernel record does not say it faulted")
+    if k["warp_insts"] == 0 or j["totals"]["warp_insts"] != k["warp_insts"]:
+        sys.exit(f"FAIL: {name}: instructions before the fault not counted")
+if (f["kernels"][0]["warp_insts"], f["kernels"][0]["thread_insts"]) != (38, 1216):
+    sys.exit("FAIL: functional counts should be 38 warp / 1216 thread instructions")
+PY
+    echo "fault OK" ;;
+  texture)
+    run --stats "$tmp/a.json"
+    grep -q '^PASSED' "$tmp/out.txt" || { echo "FAIL: program did not pass"; exit 1; }
+    python3 - "$tmp/a.json" "$(basename "$prog")" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+# Expected L1T accesses per kernel (one per distinct 128-byte block per warp instruction).
+expected = {
+    # gatherTex, n = 3000, 12 CTAs of 256: per warp idx[i] and vals[i] are one block each, the
+    # gather vals[(7i + 11) % n] spans 7-8 blocks: 927 in all.
+    "prog_texture_linear": [927],
+    # W x H = 16 x 8 floats, 64-byte rows (two per block), one warp of 16 lanes per row:
+    # bilinear at +(0.75, 0.25) reads rows y-1, y (clamped): 1+1+2+1+2+1+2+1 = 11 blocks;
+    # at +(0.5, 1.0) rows y, y+1: 1+2+1+2+1+2+1+1 = 11; wrap/point one row each: 8;
+    # uchar4 one 64-byte row: 1; 3D ints 16 x 8 x 4, a warp covers two 64-byte rows: 16;
+    # the surface-writing kernel reads no texture: 0.
+    "prog_texture_array": [11, 11, 8, 1, 16, 0],
+}[sys.argv[2]]
+got = []
+for k in j["kernels"]:
+    g = k["stats"]["gpu"]
+    sms = [v for n, v in g.items() if n.startswith("sm[")]
+    acc = sum(s["l1t"]["accesses"]["values"]["tex_load"] for s in sms)
+    miss = sum(s["l1t"]["misses"]["values"]["tex_load"] for s in sms)
+    fills = sum(s["l1t"]["fill_requests"]["value"] for s in sms)
+    l1d_loads = sum(s["l1d"]["accesses"]["values"]["load"] for s in sms)
+    l2 = sum(sl["accesses"]["values"]["tex_load"] for n, p in g["mem"].items()
+             if n.startswith("partition[") for sn, sl in p.items() if sn.startswith("slice["))
+    print(f'{k["name"]}: L1T accesses {acc}, misses {miss}, fill requests {fills}, '
+          f'L2 tex_load accesses {l2}, L1D loads {l1d_loads}')
+    if not (miss == fills == l2): sys.exit("FAIL: L1T misses, fill requests and L2 accesses differ")
+    if acc and not 0 < miss <= acc: sys.exit("FAIL: implausible L1T misses")
+    if l1d_loads: sys.exit("FAIL: texture kernels should not load through the L1D")
+    got.append(acc)
+if got != expected: sys.exit(f"FAIL: L1T accesses {got}, expected {expected}")
+PY
+    echo "texture OK" ;;
   *) echo "unknown check $check"; exit 2 ;;
 esac

@@ -125,10 +125,28 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
     shared_conflict_cycles_ += passes - 1;
     return;
   }
+  if (rec.space == func::MemSpace::tex) {
+    // Texture fetch: one texture-cache access per distinct 128-byte block of the texels read
+    // (every texel of a linear-filtering footprint), in first-touch order.
+    std::vector<Addr> blocks;
+    blocks.reserve(4);
+    for (Addr a : rec.texels) {
+      if (gmem_ && (a < func::kGlobalBase || a >= func::kGlobalEnd)) a = gmem_->timing_address(a);
+      for (const Addr blk : {block_of(a), block_of(a + size - 1)})
+        if (std::find(blocks.begin(), blocks.end(), blk) == blocks.end()) blocks.push_back(blk);
+    }
+    for (const Addr b : blocks) {
+      MemReq r;
+      r.addr = b;
+      r.bytes = kBlockBytes;
+      r.kind = AccessKind::tex_load;
+      r.sm = uint16_t(sm_);
+      r.issue_cycle = now;
+      e.txns.push_back(r);
+    }
+    return;
+  }
   const bool is_const = rec.space == func::MemSpace::const_ || rec.space == func::MemSpace::param;
-  const bool is_tex = e.f.d && e.f.d->in &&
-                      (e.f.d->in->op == ptx::Op::tex || e.f.d->in->op == ptx::Op::tld4 ||
-                       e.f.d->in->op == ptx::Op::suld);
   if (is_const) {
     // One access per distinct word (serialised broadcast reads of the constant cache).
     std::vector<Addr> words;
@@ -206,8 +224,6 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
       r.kind = AccessKind::store;
       r.sector_mask = b.sectors;
       r.byte_mask = b.bytes;
-    } else if (is_tex) {
-      r.kind = AccessKind::tex_load;
     } else {
       r.kind = AccessKind::load;
       const bool cached = local || (p_.l1d_global && !bypass_hint);

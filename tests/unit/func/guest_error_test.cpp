@@ -58,6 +58,36 @@ const char* kAccessKernel = R"(
 }
 )";
 
+TEST(GuestError, FaultingLaunchReportsTheInstructionsItRanBeforeTheFault) {
+  // Block 1's first warp faults at its 5th instruction (the store); block 0 (run first by the
+  // functional engine) completed. The engine's partial result counts both, without the
+  // faulting instruction, as the timing model does.
+  const std::string k = R"(
+.visible .entry partial(.param .u64 p) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %tid.x;
+  setp.eq.u32 %p1, %r1, 1;
+  @%p1 st.global.u32 [%rd1], %r2;
+  ret;
+}
+)";
+  PtxRunner r(ptx_module(k));
+  // One block alone: 2 warps x 6 instructions, 32 lanes each.
+  const func::LaunchResult one = r.launch("partial", {1, 1, 1}, {64, 1, 1}, 0, Addr(16));
+  EXPECT_EQ(one.warp_insts, 12u);
+  EXPECT_EQ(one.thread_insts, 12u * 32);
+  EXPECT_NE(guest_error(r, "partial", {2, 1, 1}, {64, 1, 1}, 0, {Addr(16)}), "");
+  func::LaunchResult part;
+  ASSERT_TRUE(r.dev().engine()->take_failed_result(&part));
+  EXPECT_EQ(part.warp_insts, 12u + 4);
+  EXPECT_EQ(part.thread_insts, (12u + 4) * 32);
+  EXPECT_EQ(part.ctas, 1u);  // completed blocks
+}
+
 TEST(GuestError, OutOfBoundsGlobalReadNamesEverything) {
   const std::string ptx = ptx_module(kAccessKernel);
   PtxRunner r(ptx);

@@ -285,6 +285,80 @@ READ:
     }
 }
 
+TEST(Memory, SharedAndLocalAddressesWrapIn32Bits) {
+  // Shared and local addresses are 32 bits wide: register + instruction offset wraps modulo
+  // 2^32. nvcc emits `sub.u32 a, a, 64; ld.shared.u32 v, [a+68]` (Rodinia nw): for a = 0 the
+  // register holds 0xffffffc0 and the access is at 4, not 0x100000004. The same with a 64-bit
+  // register, for stores, atomics and local memory.
+  PtxRunner r(ptx_module(R"(
+.visible .entry wrap(.param .u64 pout) {
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b32 sm[64];
+  .local .align 4 .b32 lo[8];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, sm;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  mad.lo.u32 %r5, %r1, 3, 7;
+  st.shared.u32 [%r4], %r5;
+  bar.sync 0;
+  sub.u32 %r6, %r4, 64;
+  ld.shared.u32 %r7, [%r6+68];
+  bar.sync 0;
+  cvt.u64.u32 %rd1, %r6;
+  st.shared.u32 [%rd1+64], %r1;
+  atom.shared.add.u32 %r8, [%r6+64], 1000;
+  bar.sync 0;
+  ld.shared.u32 %r9, [%r4];
+  mov.u32 %r10, lo;
+  sub.u32 %r11, %r10, 16;
+  st.local.u32 [%r11+20], %r5;
+  ld.local.u32 %r12, [%r10+4];
+  add.u32 %r14, %r7, %r9;
+  add.u32 %r14, %r14, %r12;
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r14;
+  ret;
+})"));
+  const uint32_t nt = 32;
+  Addr out = r.upload(std::vector<uint32_t>(nt, 0));
+  r.launch("wrap", {1, 1, 1}, {nt, 1, 1}, 0, out);
+  auto v = r.download<uint32_t>(out, nt);
+  for (uint32_t t = 0; t < nt; ++t) {
+    // sm[t + 1] as first stored (sm[32] was never written: 0), sm[t] after the store of t
+    // and the atomic add of 1000, lo[1] = 3t + 7.
+    const uint32_t next = t + 1 < nt ? 3 * (t + 1) + 7 : 0;
+    ASSERT_EQ(v[t], next + (t + 1000) + (3 * t + 7)) << "thread " << t;
+  }
+}
+
+TEST(Memory, WrappedSharedAddressOutsideTheCtaStillFaults) {
+  // 0xffffff00 + 512 wraps to 0x100, just past the 256 bytes of shared memory: the fault
+  // names the wrapped address.
+  PtxRunner r(ptx_module(R"(
+.visible .entry wrapfault() {
+  .reg .b32 %r<8>;
+  .shared .align 4 .b32 sm[64];
+  mov.u32 %r1, sm;
+  sub.u32 %r2, %r1, 256;
+  ld.shared.u32 %r3, [%r2+512];
+  ret;
+})"));
+  try {
+    r.launch("wrapfault", {1, 1, 1}, {1, 1, 1}, 0);
+    ADD_FAILURE() << "no guest error";
+  } catch (const GuestError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "invalid shared read of 4 bytes at address 0x100: outside the CTA's 256 "
+                  "bytes of shared memory"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Memory, ModuleVariablesInitializersAndRelocations) {
   PtxRunner r(ptx_module(R"(
 .const .align 4 .u32 tbl[6] = {11, 22, 33, 44, 55, 0xffffffff};
