@@ -408,6 +408,32 @@ if summary:
     print()
 PY
 
+# ---- 3. peak memory over many launches -----------------------------------------------------------
+# Timing mode with --stats keeps every kernel's record: peak RSS must stay flat from 1,000 to
+# 10,000 launches (issue #10; it was ~3 MB per launch). BENCH_LAUNCHES="a b ..." overrides.
+if [[ -x "$BENCH_DIR/many_launches" && ( -z "$ONLY" || " $ONLY " == *" many_launches "* ) ]]; then
+  echo "== many launches: peak resident memory (timing mode, --stats) =="
+  printf "  %-10s %14s %10s %16s\n" launches "peak RSS (MB)" "wall (s)" "launches/s"
+  for n in ${BENCH_LAUNCHES:-1000 10000}; do
+    line=$(python3 - "$SIMTLAB" "$BENCH_DIR/many_launches" "$n" "$RESULTS/many_launches_$n.json" <<'PY'
+import resource, subprocess, sys, time
+simtlab, prog, n, stats = sys.argv[1:5]
+t = time.time()
+r = subprocess.run([simtlab, "run", "--quiet", "--gpu", "fermi-gtx480", "--stats", stats, "--", prog, n],
+                   stdout=subprocess.DEVNULL)
+wall = time.time() - t
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{r.returncode} {rss:.1f} {wall:.1f} {int(n) / wall:.0f}")
+PY
+)
+    read -r rc rss wall lps <<< "$line"
+    [[ "$rc" == 0 ]] || { echo "  many_launches $n: FAILED (exit $rc)"; failed=1; }
+    printf "  %-10s %14s %10s %16s\n" "$n" "$rss" "$wall" "$lps"
+    rm -f "$RESULTS/many_launches_$n.json"  # ~0.5 MB of per-kernel stats per launch
+  done
+  echo
+fi
+
 if [[ $failed -ne 0 ]]; then
   echo "bench.sh: some benchmark programs FAILED (see above)" >&2
   exit 1
