@@ -36,21 +36,44 @@ std::vector<ParamField> layout_params(const Module& m, const std::vector<uint32_
   return out;
 }
 
-static void collect_callees(const Module& m, uint32_t f, std::vector<uint32_t>& order,
+// Depth-first preorder over the call graph from `root` (direct calls and function addresses
+// taken). Iterative: a call chain of any length must not overflow the stack.
+static void collect_callees(const Module& m, uint32_t root, std::vector<uint32_t>& order,
                             std::unordered_set<uint32_t>& seen, bool& indirect) {
-  if (!seen.insert(f).second) return;
-  order.push_back(f);
-  for (const Instruction& in : m.funcs[f].insts) {
-    if (!in.call) {
-      // function addresses taken (mov.u64 %rd, func) make indirect calls possible
-      for (const Operand& o : in.ops)
-        if (o.kind == OperandKind::func && m.funcs[o.id].defined)
-          collect_callees(m, o.id, order, seen, indirect);
+  struct Frame {
+    uint32_t f;
+    size_t inst = 0, op = 0;
+  };
+  std::vector<Frame> stack;
+  auto enter = [&](uint32_t f) {
+    if (!seen.insert(f).second) return;
+    order.push_back(f);
+    stack.push_back(Frame{f});
+  };
+  enter(root);
+  while (!stack.empty()) {
+    Frame& fr = stack.back();
+    const std::vector<Instruction>& insts = m.funcs[fr.f].insts;
+    if (fr.inst >= insts.size()) {
+      stack.pop_back();
       continue;
     }
+    const Instruction& in = insts[fr.inst];
+    if (!in.call) {
+      // function addresses taken (mov.u64 %rd, func) make indirect calls possible
+      if (fr.op >= in.ops.size()) {
+        ++fr.inst;
+        fr.op = 0;
+        continue;
+      }
+      const Operand& o = in.ops[fr.op++];
+      if (o.kind == OperandKind::func && m.funcs[o.id].defined) enter(o.id);  // may move `fr`
+      continue;
+    }
+    ++fr.inst;
+    fr.op = 0;
     if (in.call->target.kind == OperandKind::func) {
-      if (m.funcs[in.call->target.id].defined)
-        collect_callees(m, in.call->target.id, order, seen, indirect);
+      if (m.funcs[in.call->target.id].defined) enter(in.call->target.id);
     } else {
       indirect = true;
     }

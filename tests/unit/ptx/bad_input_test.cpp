@@ -3,6 +3,8 @@
 // case checks the exact diagnostic (line:col: message) or the exact value.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <chrono>
 
 #include "ptx/layout.h"
@@ -119,6 +121,49 @@ TEST(PtxBadInput, BlockNestingIsBounded) {
   EXPECT_EQ(diag(nested(257)), "6:257: blocks nested more than 256 deep");
   // Used to overflow the stack (parse_block <-> parse_statement recursion).
   EXPECT_EQ(diag(nested(20000)), "6:257: blocks nested more than 256 deep");
+}
+
+TEST(PtxBadInput, LongCallChainDoesNotRecurse) {
+  // f0 calls f1 calls ... f19999: the kernel's call graph used to be walked recursively (stack
+  // overflow for long chains). Lay it out on a thread with a 512 KiB stack.
+  const uint32_t n = 20000;
+  std::string text = header();
+  for (uint32_t i = n; i-- > 0;) {
+    text += ".func f" + std::to_string(i) + "()\n{\n";
+    if (i + 1 < n) text += "\tcall.uni f" + std::to_string(i + 1) + ", ();\n";
+    text += "\tret;\n}\n";
+  }
+  text += ".visible .entry k()\n{\n\tcall.uni f0, ();\n\tret;\n}\n";
+  const Module m = parse_module(text, "chain.ptx");
+  struct Job {
+    const Module* m;
+    KernelLayout k;
+    std::string error;
+  } job{&m, {}, {}};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 512 * 1024);
+  pthread_t t;
+  ASSERT_EQ(pthread_create(
+                &t, &attr,
+                [](void* p) -> void* {
+                  auto* j = static_cast<Job*>(p);
+                  try {
+                    j->k = layout_kernel(*j->m, uint32_t(j->m->funcs.size() - 1));
+                  } catch (const std::exception& e) {
+                    j->error = e.what();
+                  }
+                  return nullptr;
+                },
+                &job),
+            0);
+  pthread_join(t, nullptr);
+  pthread_attr_destroy(&attr);
+  EXPECT_EQ(job.error, "");
+  // The kernel, then f0, f1, ... in call order.
+  ASSERT_EQ(job.k.functions.size(), size_t(n) + 1);
+  EXPECT_EQ(m.funcs[job.k.functions[1]].name, "f0");
+  EXPECT_EQ(m.funcs[job.k.functions[n]].name, "f" + std::to_string(n - 1));
 }
 
 // ---- item 15: one very long line is parsed in linear time -------------------------------------
