@@ -282,14 +282,26 @@ std::vector<Entry> parse(const uint8_t* data, size_t len) {
   return out;
 }
 
-std::vector<Entry> from_registration(const void* wrapper) {
+std::vector<Entry> from_registration(const void* wrapper, const ReadableBytes& readable) {
   if (!wrapper) fatal("__cudaRegisterFatBinary: null fatbin wrapper pointer");
+  // Bytes readable at `p`, at least `need` of them, else a UserError naming `what`.
+  auto bound = [&](const void* p, size_t need, const std::string& what) {
+    const size_t avail = readable ? readable(p) : 0;
+    if (avail < need)
+      fatal(
+          "{} at {}: {} bytes are readable there, need at least {} (the pointer does not point "
+          "into the program's loaded data)",
+          what, fmt::ptr(p), avail, need);
+    return avail;
+  };
   const auto* w = static_cast<const uint8_t*>(wrapper);
+  const size_t wavail = bound(w, 4, "__cudaRegisterFatBinary: fatbin wrapper");
   uint32_t magic = rd32(w);
-  if (magic == kContainerMagic) return parse_one(w, SIZE_MAX);  // a bare container
+  if (magic == kContainerMagic) return parse_one(w, wavail);  // a bare container
   if (magic != kWrapperMagic)
     fatal("__cudaRegisterFatBinary: bad fatbin wrapper magic {:#010x} (expected {:#010x})", magic,
           kWrapperMagic);
+  bound(w, 24, "__cudaRegisterFatBinary: fatbin wrapper");
   uint32_t version = rd32(w + 4);
   const uint8_t* data = nullptr;
   const void* field = nullptr;
@@ -298,10 +310,10 @@ std::vector<Entry> from_registration(const void* wrapper) {
 
   std::vector<Entry> out;
   uint32_t index = 0;
-  auto add = [&](const uint8_t* container, const char* what) {
+  auto add = [&](const uint8_t* container, const std::string& what) {
     std::vector<Entry> es;
     try {
-      es = parse_one(container, SIZE_MAX);
+      es = parse_one(container, bound(container, kContainerHeaderSize, "fatbin container"));
     } catch (const UserError& e) {
       fatal("{}: {}", what, e.what());
     }
@@ -329,17 +341,21 @@ std::vector<Entry> from_registration(const void* wrapper) {
           "fatbin wrapper (version 2): prelinked fatbin list is not NULL-terminated within {} "
           "entries",
           kMaxPrelinked);
+    bound(arr + i, sizeof(void*),
+          fmt::format("fatbin wrapper (version 2): prelinked list slot #{}", i));
     const uint8_t* elem = arr[i];
     if (!elem) break;
-    uint32_t m = rd32(elem);
     std::string what = fmt::format("prelinked fatbin #{}", i);
+    bound(elem, 4, what);
+    uint32_t m = rd32(elem);
     if (m == kWrapperMagic) {
+      bound(elem, 24, what + " (wrapper)");
       const uint8_t* inner = nullptr;
       std::memcpy(&inner, elem + 8, sizeof(inner));
       if (!inner) fatal("{}: wrapper has a null data pointer", what);
-      add(inner, what.c_str());
+      add(inner, what);
     } else if (m == kContainerMagic) {
-      add(elem, what.c_str());
+      add(elem, what);
     } else {
       fatal("{}: bad magic {:#010x} (expected a fatbin container {:#010x} or wrapper {:#010x})",
             what, m, kContainerMagic, kWrapperMagic);

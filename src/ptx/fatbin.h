@@ -37,6 +37,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -83,16 +84,24 @@ inline std::vector<Entry> parse(std::span<const uint8_t> bytes) {
 }
 
 /// Parse the container starting at `data` whose length is read from its header (for runtime
-/// registration, where only a pointer is known). `max_len` bounds reads when known (SIZE_MAX
-/// otherwise). `*consumed` receives header_size + payload_size. Entries get container index 0.
+/// registration, where only a pointer is known). Nothing at or past `data + max_len` is read:
+/// header_size + payload_size must fit. `*consumed` receives header_size + payload_size.
+/// Entries get container index 0.
 std::vector<Entry> parse_one(const uint8_t* data, size_t max_len, size_t* consumed = nullptr);
+
+/// How many bytes can be read from `p` onwards (0: `p` points at nothing readable). The runtime
+/// answers from the process's memory map (runtime/loaded_memory.h), tests from their buffers.
+using ReadableBytes = std::function<size_t(const void* p)>;
 
 /// From the pointer passed to __cudaRegisterFatBinary (the 24-byte wrapper: magic 0x466243B1,
 /// version 1 or 2). Version 1: the entries of `data`. Version 2: the entries of `data` (the
 /// nvlinked SASS) followed by those of every prelinked fatbin in the NULL-terminated array
 /// (relocatable cubin + PTX of each TU). Array elements may point at a container or at another
 /// wrapper. Container indices are numbered in that order.
-std::vector<Entry> from_registration(const void* wrapper);
+/// Only a pointer is known, so every pointer followed (wrapper, container, list slot) is bounded
+/// by `readable`: a container's header and payload sizes must fit in the bytes readable there,
+/// else UserError. Nothing outside those bounds is ever read.
+std::vector<Entry> from_registration(const void* wrapper, const ReadableBytes& readable);
 
 /// Offline: read a host executable/shared object, find `.nv_fatbin` (and `__nv_relfatbin`) and
 /// parse them (in that order; container indices continue across the sections). Also accepts a

@@ -4,13 +4,16 @@
 #include <unordered_set>
 
 #include "base/bits.h"
+#include "base/error.h"
 
 namespace simtlab::ptx {
 
 std::vector<ParamField> layout_params(const Module& m, const std::vector<uint32_t>& vars,
                                       uint32_t* total_bytes) {
   std::vector<ParamField> out;
-  uint32_t off = 0;
+  // The parser bounds every parameter and a kernel's total (kMaxStaticBytes,
+  // kMaxKernelParamBytes); sum in 64 bits anyway and refuse what would not fit.
+  uint64_t off = 0;
   for (uint32_t vi : vars) {
     const Variable& v = m.vars[vi];
     ParamField p;
@@ -21,30 +24,56 @@ std::vector<ParamField> layout_params(const Module& m, const std::vector<uint32_
     p.type = v.type;
     p.is_pointer_like =
         v.size == 8 && (v.type == Type::u64 || v.type == Type::b64 || v.type == Type::s64);
-    off = uint32_t(align_up(off, p.align));
-    p.offset = off;
+    off = align_up(off, p.align);
+    if (v.size > kMaxStaticBytes || off + v.size > UINT32_MAX)
+      throw UserError(fmt::format("parameter '{}' at offset {} of {} bytes does not fit in 32 bits",
+                                  v.name, off, v.size));
+    p.offset = uint32_t(off);
     off += p.size;
     out.push_back(p);
   }
-  if (total_bytes) *total_bytes = off;
+  if (total_bytes) *total_bytes = uint32_t(off);
   return out;
 }
 
-static void collect_callees(const Module& m, uint32_t f, std::vector<uint32_t>& order,
+// Depth-first preorder over the call graph from `root` (direct calls and function addresses
+// taken). Iterative: a call chain of any length must not overflow the stack.
+static void collect_callees(const Module& m, uint32_t root, std::vector<uint32_t>& order,
                             std::unordered_set<uint32_t>& seen, bool& indirect) {
-  if (!seen.insert(f).second) return;
-  order.push_back(f);
-  for (const Instruction& in : m.funcs[f].insts) {
-    if (!in.call) {
-      // function addresses taken (mov.u64 %rd, func) make indirect calls possible
-      for (const Operand& o : in.ops)
-        if (o.kind == OperandKind::func && m.funcs[o.id].defined)
-          collect_callees(m, o.id, order, seen, indirect);
+  struct Frame {
+    uint32_t f;
+    size_t inst = 0, op = 0;
+  };
+  std::vector<Frame> stack;
+  auto enter = [&](uint32_t f) {
+    if (!seen.insert(f).second) return;
+    order.push_back(f);
+    stack.push_back(Frame{f});
+  };
+  enter(root);
+  while (!stack.empty()) {
+    Frame& fr = stack.back();
+    const std::vector<Instruction>& insts = m.funcs[fr.f].insts;
+    if (fr.inst >= insts.size()) {
+      stack.pop_back();
       continue;
     }
+    const Instruction& in = insts[fr.inst];
+    if (!in.call) {
+      // function addresses taken (mov.u64 %rd, func) make indirect calls possible
+      if (fr.op >= in.ops.size()) {
+        ++fr.inst;
+        fr.op = 0;
+        continue;
+      }
+      const Operand& o = in.ops[fr.op++];
+      if (o.kind == OperandKind::func && m.funcs[o.id].defined) enter(o.id);  // may move `fr`
+      continue;
+    }
+    ++fr.inst;
+    fr.op = 0;
     if (in.call->target.kind == OperandKind::func) {
-      if (m.funcs[in.call->target.id].defined)
-        collect_callees(m, in.call->target.id, order, seen, indirect);
+      if (m.funcs[in.call->target.id].defined) enter(in.call->target.id);
     } else {
       indirect = true;
     }
@@ -130,31 +159,38 @@ KernelLayout layout_kernel(const Module& m, uint32_t fi) {
   add_locals(fi, false);
   for (uint32_t g : callees) add_locals(g, false);
 
-  uint32_t off = 0;
+  // 64-bit sums: each variable is at most kMaxStaticBytes (parser), so this cannot wrap.
+  uint64_t off = 0;
   for (uint32_t vi : order) {
     const Variable& v = m.vars[vi];
-    off = uint32_t(align_up(off, std::max<uint32_t>(1, v.natural_align())));
-    k.shared_offset[vi] = off;
-    off += uint32_t(v.size);
+    off = align_up(off, std::max<uint32_t>(1, v.natural_align()));
+    k.shared_offset[vi] = uint32_t(std::min<uint64_t>(off, UINT32_MAX));
+    off += v.size;
   }
-  if (extern_align && off) off = uint32_t(align_up(off, std::max<uint32_t>(16, extern_align)));
-  k.static_shared = off;
+  if (extern_align && off) off = align_up(off, std::max<uint32_t>(16, extern_align));
+  if (off > kMaxStaticBytes)
+    throw DiagError(SourceLoc{f.source_file, f.line, f.col},
+                    fmt::format("kernel '{}' uses {} bytes of static shared memory, more than the "
+                                "{}-byte limit",
+                                f.name, off, kMaxStaticBytes),
+                    "");
+  k.static_shared = uint32_t(off);
   for (uint32_t vi : referenced)
-    if (is_dynamic(m.vars[vi])) k.shared_offset[vi] = off;
+    if (is_dynamic(m.vars[vi])) k.shared_offset[vi] = k.static_shared;
   return k;
 }
 
 FrameLayout layout_frame(const Module& m, uint32_t fi) {
   FrameLayout fl;
   const Function& f = m.funcs[fi];
-  uint32_t off = 0;
+  uint64_t off = 0;  // 64-bit: each variable is at most kMaxStaticBytes (parser)
   auto place = [&](uint32_t vi) {
     const Variable& v = m.vars[vi];
     const uint32_t a = std::max<uint32_t>(1, v.natural_align());
     fl.align = std::max(fl.align, a);
-    off = uint32_t(align_up(off, a));
-    fl.offset[vi] = off;
-    off += uint32_t(std::max<uint64_t>(v.size, 1));
+    off = align_up(off, a);
+    fl.offset[vi] = uint32_t(std::min<uint64_t>(off, UINT32_MAX));
+    off += std::max<uint64_t>(v.size, 1);
   };
   if (!f.is_entry) {
     for (uint32_t vi : f.params)
@@ -166,7 +202,14 @@ FrameLayout layout_frame(const Module& m, uint32_t fi) {
     const Variable& v = m.vars[vi];
     if (v.space == Space::local || v.space == Space::param) place(vi);
   }
-  fl.bytes = uint32_t(align_up(off, 16));
+  off = align_up(off, 16);
+  if (off > kMaxStaticBytes)
+    throw DiagError(SourceLoc{f.source_file, f.line, f.col},
+                    fmt::format("the local frame of '{}' (.local and .param variables) is {} "
+                                "bytes, more than the {}-byte limit",
+                                f.name, off, kMaxStaticBytes),
+                    "");
+  fl.bytes = uint32_t(off);
   return fl;
 }
 

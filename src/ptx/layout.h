@@ -15,6 +15,18 @@
 
 namespace simtlab::ptx {
 
+/// Bounds on static sizes, in bytes. Sizes are computed in 64 bits and anything larger is
+/// rejected with a file:line:col diagnostic, so no layout offset can wrap at 32 bits:
+///  - kMaxStaticBytes: one `.shared`, `.local`, `.const` or `.param` variable; the static shared
+///    memory of one kernel; the local frame of one function. Far above real hardware (at most
+///    228 KiB of shared memory per SM, 512 KiB of local memory per thread, a 64 KiB constant
+///    bank), so only sizes that cannot be real are refused. (`.global` variables may be larger;
+///    allocating them reports running out of device memory.)
+///  - kMaxKernelParamBytes: a kernel's parameter space, ptxas's limit ("uses too much parameter
+///    space (..., 0x7ffc max)").
+inline constexpr uint64_t kMaxStaticBytes = uint64_t(16) << 20;
+inline constexpr uint64_t kMaxKernelParamBytes = 0x7ffc;
+
 struct ParamField {
   std::string name;
   uint32_t var = 0;     // Module::vars index
@@ -40,6 +52,7 @@ struct KernelLayout {
 std::vector<ParamField> layout_params(const Module& m, const std::vector<uint32_t>& vars,
                                       uint32_t* total_bytes);
 
+/// Throws DiagError (at the kernel) when its static shared memory exceeds kMaxStaticBytes.
 KernelLayout layout_kernel(const Module& m, uint32_t func_index);
 
 /// Per-function local frame: `.local` variables and `.param` variables declared in the
@@ -49,6 +62,7 @@ struct FrameLayout {
   uint32_t align = 16;
   std::unordered_map<uint32_t, uint32_t> offset;  // var index -> offset in frame
 };
+/// Throws DiagError (at the function) when the frame exceeds kMaxStaticBytes.
 FrameLayout layout_frame(const Module& m, uint32_t func_index);
 
 }  // namespace simtlab::ptx

@@ -1,5 +1,6 @@
 #include "ptx/lexer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -45,6 +46,14 @@ void Lexer::error(uint32_t line, uint32_t col, const std::string& msg) const {
 }
 
 std::vector<Token> Lexer::run() {
+  // PTX is plain text: a NUL byte anywhere (also in a comment or string) means the input is not
+  // PTX (or was cut badly); report where it is rather than whatever token it happens to end.
+  if (const size_t z = src_.find('\0'); z != std::string_view::npos) {
+    const size_t nl = src_.rfind('\n', z);
+    const size_t bol = nl == std::string_view::npos ? 0 : nl + 1;
+    const auto line = uint32_t(1 + std::count(src_.begin(), src_.begin() + ptrdiff_t(bol), '\n'));
+    error(line, uint32_t(z - bol + 1), "unexpected NUL byte (\\x00); PTX must be plain text");
+  }
   std::vector<Token> out;
   out.reserve(src_.size() / 4 + 16);
   for (;;) {
@@ -228,9 +237,19 @@ Token Lexer::next() {
     ++pos_;
     return finish(Tok::punct);
   }
-  const unsigned char uc = static_cast<unsigned char>(c);
-  if (uc < 0x20 || uc >= 0x7f)
-    error(t.line, t.col, fmt::format("unexpected byte 0x{:02x} (not PTX text)", uc));
+  auto non_text = [](char ch) {
+    const auto u = static_cast<unsigned char>(ch);
+    return (u < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' && ch != '\v') ||
+           u >= 0x7f;
+  };
+  if (non_text(c))
+    error(t.line, t.col,
+          fmt::format("unexpected byte 0x{:02x} (not PTX text)", static_cast<unsigned char>(c)));
+  // `.` followed by a binary byte: name the byte (at its own column), not the dot.
+  if (c == '.' && pos_ + 1 < src_.size() && non_text(src_[pos_ + 1]))
+    error(t.line, t.col + 1,
+          fmt::format("unexpected byte 0x{:02x} (not PTX text)",
+                      static_cast<unsigned char>(src_[pos_ + 1])));
   error(t.line, t.col, fmt::format("unexpected character '{}'", c));
 }
 

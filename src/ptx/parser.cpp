@@ -8,6 +8,7 @@
 
 #include "base/bits.h"
 #include "ptx/cfg.h"
+#include "ptx/layout.h"
 #include "ptx/lexer.h"
 
 namespace simtlab::ptx {
@@ -155,6 +156,9 @@ bool is_mul_like(Op op) {
 
 // ---- symbol scopes ------------------------------------------------------------------------
 
+/// Deepest `{ }` nesting accepted inside a function body (the body's own braces not counted).
+constexpr uint32_t kMaxBlockDepth = 256;
+
 struct ScopeEntry {
   enum Kind : uint8_t { reg, var } kind;
   uint32_t index;
@@ -277,6 +281,7 @@ class Parser {
   std::unordered_map<std::string, uint32_t> labels_proto_;  // .callprototype names
   std::vector<std::pair<uint32_t, Token>> label_uses_;      // label index, first use
   std::vector<bool> label_defined_;
+  uint32_t block_depth_ = 0;  // `{ }` blocks open inside the current function body
 };
 
 uint64_t Parser::expect_int(const char* what) {
@@ -298,14 +303,29 @@ std::string_view Parser::expect_ident(const char* what) {
 // ---- module level ---------------------------------------------------------------------------
 
 void Parser::run() {
+  // Like ptxas: a module starts with `.version` (nothing but comments before it) and has a
+  // `.target` before its first variable or function. An empty file is not a module.
+  if (peek().kind == Tok::eof)
+    lex_->error(peek().line, peek().col,
+                "empty PTX module: no .version directive (PTX starts with .version, .target)");
+  if (!at_dot(".version"))
+    err(peek(), fmt::format("missing .version directive at the start of the module (got {})",
+                            tokstr(peek())));
+  bool seen_target = false;
   while (peek().kind != Tok::eof) {
     const Token& t = peek();
     if (t.kind != Tok::dot) err(t, fmt::format("expected a directive, got {}", tokstr(t)));
     std::string_view d = t.text;
+    const bool header = d == ".version" || d == ".target" || d == ".address_size" || d == ".file" ||
+                        d == ".section" || d == ".loc" || d == ".pragma";
+    if (!header && !seen_target)
+      err(t, fmt::format("missing .target directive before {}", tokstr(t)));
     if (d == ".version") {
+      if (p_ != 0) err(t, "duplicate .version directive (it must come once, first)");
       directive_version();
     } else if (d == ".target") {
       take();
+      seen_target = true;
       m_.target.clear();
       do {
         m_.target.emplace_back(expect_ident("a target name (e.g. sm_75)"));
@@ -364,22 +384,36 @@ void Parser::run() {
       }
     }
   }
+  if (!seen_target)
+    err_after(toks_[toks_.size() - 2], "missing .target directive (e.g. .target sm_75)");
 }
 
 void Parser::directive_version() {
   const Token& t = take();
   const Token& v = peek();
+  // `major.minor`, each a small decimal number (PTX ISA versions are 1.0 ... 9.x). Digits are
+  // checked here: the token's value would wrap (99999999999999999999.0) or lose the minor.
+  auto number = [&](std::string_view digits) {
+    if (digits.empty() ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      err(v, fmt::format("malformed .version {} (expected major.minor, e.g. 9.0)", tokstr(v)));
+    if (digits.size() > 3)
+      err(v,
+          fmt::format(".version {} is out of range (expected major.minor, e.g. 9.0)", tokstr(v)));
+    uint32_t n = 0;
+    for (char c : digits) n = n * 10 + uint32_t(c - '0');
+    return n;
+  };
   if (v.kind == Tok::decfloat) {
     take();
     auto dot = v.text.find('.');
-    if (dot == std::string_view::npos) err(v, "malformed .version");
-    m_.version_major =
-        uint32_t(std::strtoul(std::string(v.text.substr(0, dot)).c_str(), nullptr, 10));
-    m_.version_minor =
-        uint32_t(std::strtoul(std::string(v.text.substr(dot + 1)).c_str(), nullptr, 10));
+    if (dot == std::string_view::npos) number("");  // e.g. 9e0
+    m_.version_major = number(v.text.substr(0, dot));
+    m_.version_minor = number(v.text.substr(dot + 1));
   } else if (v.kind == Tok::integer) {
     take();
-    m_.version_major = uint32_t(v.ival);
+    m_.version_major = number(v.text);
+    m_.version_minor = 0;
   } else {
     err(v, "expected a version number like 9.0");
   }
@@ -448,7 +482,7 @@ Variable Parser::parse_param_decl(bool allow_reg) {
     if (t.text == ".align") {
       take();
       uint64_t a = expect_int("alignment");
-      if (!is_pow2(a)) err(t, "alignment must be a power of two");
+      if (!is_pow2(a) || a > (1u << 20)) err(t, "alignment must be a power of two");
       // After `.ptr` the alignment is the pointee's (`.ptr .global .align 16`); it does not
       // change where the parameter itself is placed (checked against ptxas's KPARAM_INFO).
       if (!v.is_ptr) v.align = uint32_t(a);
@@ -487,7 +521,10 @@ Variable Parser::parse_param_decl(bool allow_reg) {
     expect(']', "after array size");
   }
   if (v.type == Type::none) err(n, "parameter without a type");
-  v.size = v.unsized ? 0 : count * type_size(v.type) * v.vec;
+  v.size = v.unsized ? 0 : count * type_size(v.type) * v.vec;  // < 2^39: no overflow
+  if (v.size > kMaxStaticBytes)
+    err(n, fmt::format("parameter '{}' is {} bytes, more than the {}-byte limit", v.name, v.size,
+                       kMaxStaticBytes));
   return v;
 }
 
@@ -501,7 +538,20 @@ void Parser::parse_params(Function& f, std::vector<uint32_t>& out, bool is_entry
     out.push_back(uint32_t(m_.vars.size() - 1));
   } while (accept(','));
   expect(')', "to close the parameter list");
-  (void)f;
+  if (is_entry) {
+    // The parameter space of a kernel, laid out as layout_params() does (64-bit sums: every
+    // parameter is at most kMaxStaticBytes).
+    uint64_t off = 0;
+    for (uint32_t vi : out) {
+      const Variable& v = m_.vars[vi];
+      off = align_up(off, std::max<uint32_t>(1, v.natural_align())) + v.size;
+      if (off > kMaxKernelParamBytes)
+        lex_->error(v.line, v.col,
+                    fmt::format("the parameters of kernel '{}' take {} bytes up to '{}', more than "
+                                "the {} bytes CUDA allows",
+                                f.name, off, v.name, kMaxKernelParamBytes));
+    }
+  }
 }
 
 void Parser::parse_perf_directives(Function& f) {
@@ -668,6 +718,12 @@ void Parser::finish_function() {
         if (li == i) err(tok, fmt::format("undefined label '{}'", f.label_names[i]));
     }
   }
+  // The frame's size bound (layout.h), reported here with the source line.
+  try {
+    (void)layout_frame(m_, uint32_t(fidx_));
+  } catch (const DiagError& e) {
+    lex_->error(e.loc().line, e.loc().col, e.message());
+  }
   build_cfg(f);
 }
 
@@ -728,7 +784,10 @@ void Parser::parse_var_decl(Space space, Linkage link, int owner, const Token& s
     expect(']', "after array size");
   }
   (void)array;
-  v.size = v.unsized ? 0 : count * type_size(v.type) * v.vec;
+  v.size = v.unsized ? 0 : count * type_size(v.type) * v.vec;  // < 2^43: no overflow
+  if (space != Space::global && v.size > kMaxStaticBytes)
+    err(n, fmt::format(".{} variable '{}' is {} bytes, more than the {}-byte limit",
+                       space_name(space), v.name, v.size, kMaxStaticBytes));
   if (accept('=')) parse_initializer(v);
   if (v.unsized && !v.init.empty()) v.size = v.init.size();
   expect(';', "after variable declaration");
@@ -882,10 +941,16 @@ void Parser::parse_block() {
 void Parser::parse_statement() {
   const Token& t = peek();
   if (t.is('{')) {
+    // parse_block and parse_statement recurse per nesting level: bound it so that hostile
+    // input cannot overflow the stack (nvcc output nests a few levels; inline asm adds one).
+    if (block_depth_ >= kMaxBlockDepth)
+      err(t, fmt::format("blocks nested more than {} deep", kMaxBlockDepth));
     take();
+    ++block_depth_;
     scopes_.emplace_back();
     parse_block();
     scopes_.pop_back();
+    --block_depth_;
     return;
   }
   if (t.kind == Tok::dot) {
@@ -1746,9 +1811,10 @@ void Parser::parse_instruction() {
   expect(';', fmt::format("after '{}' instruction", op_tok.text).c_str());
   // source text of the line
   if (in.line >= 1 && in.line <= line_starts_.size()) {
+    // The line ends where the next one starts (O(1): a line holding many instructions must not
+    // be rescanned for each of them).
     size_t b = line_starts_[in.line - 1];
-    size_t e = src_->find('\n', b);
-    if (e == std::string::npos) e = src_->size();
+    size_t e = in.line < line_starts_.size() ? line_starts_[in.line] - 1 : src_->size();
     while (b < e && ((*src_)[b] == ' ' || (*src_)[b] == '\t')) ++b;
     in.text = std::string_view(*src_).substr(b, e - b);
   }

@@ -20,6 +20,7 @@
 #include "base/interrupt.h"
 #include "config/config.h"
 #include "runtime/engine_factory.h"
+#include "runtime/loaded_memory.h"
 
 namespace simtlab::runtime {
 
@@ -172,7 +173,9 @@ void** Runtime::register_fatbin(void* wrapper) {
   auto fb = std::make_unique<FatbinRec>();
   fb->wrapper = wrapper;
   try {
-    fb->entries = ptx::fatbin::from_registration(wrapper);
+    // Every read is bounded by the loaded memory around each pointer (a corrupt size field
+    // cannot make the reader run off the program's data).
+    fb->entries = ptx::fatbin::from_registration(wrapper, readable_bytes_at);
     const uint32_t arch = params_.gpu.cc_major * 10 + params_.gpu.cc_minor;
     auto chosen = ptx::fatbin::select_ptx(fb->entries, std::max<uint32_t>(arch, 75));
     for (size_t i = 0; i < chosen.size(); ++i)

@@ -87,7 +87,8 @@ TEST(PtxDiag, BinaryJunk) {
   EXPECT_EQ(diag9(std::string("\t\x01\x02 junk")), "9:2: unexpected byte 0x01 (not PTX text)");
   EXPECT_EQ(diag9(std::string("\tadd.u32 %r1, %r2, \xff;")),
             "9:20: unexpected byte 0xff (not PTX text)");
-  EXPECT_EQ(diag9(std::string("\tret;\0", 6)), "9:6: unexpected byte 0x00 (not PTX text)");
+  EXPECT_EQ(diag9(std::string("\tret;\0", 6)),
+            "9:6: unexpected NUL byte (\\x00); PTX must be plain text");
   EXPECT_EQ(testing::diag(std::string("\x7f"
                                       "ELF\x02\x01\x01",
                                       7)),
@@ -199,6 +200,22 @@ TEST(PtxCli, EveryErrorKindExitsWithStatusOne) {
             "t.ptx:9:6: error: missing '}' at end of function body (unexpected end of input)\n"
             "  \tret;\n"
             "  \t    ^\n");
+}
+
+TEST(PtxCli, EmptyAndBinaryFilesFail) {
+  // Issue #10: an empty file used to exit 0 ("PTX ISA 0.0, target ?").
+  CliResult empty = run_cli("ptx check empty.ptx", "empty.ptx", "");
+  EXPECT_EQ(empty.status, 1);
+  EXPECT_EQ(empty.out, "");
+  EXPECT_EQ(empty.err,
+            "empty.ptx:1:1: error: empty PTX module: no .version directive (PTX starts with "
+            ".version, .target)\n");
+  CliResult nul = run_cli("ptx check nul.ptx", "nul.ptx",
+                          std::string(testing::kHeader) + std::string(".\0\n", 3));
+  EXPECT_EQ(nul.status, 1);
+  EXPECT_EQ(
+      nul.err,
+      "nul.ptx:4:2: error: unexpected NUL byte (\\x00); PTX must be plain text\n  .?\n   ^\n");
 }
 
 TEST(PtxCli, GoodInputExitsZero) {

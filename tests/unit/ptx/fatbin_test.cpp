@@ -51,6 +51,19 @@ std::string ptx_body(const Entry& e) {  // the text after the leading blank line
 
 const char* kVecadd = "_Z6vecaddPKfS0_Pfi";
 
+/// Readable memory for from_registration(): exactly the listed buffers.
+struct Regions {
+  std::vector<std::pair<const void*, size_t>> bufs;
+  size_t operator()(const void* p) const {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    for (const auto& [b, n] : bufs) {
+      const auto s = reinterpret_cast<uintptr_t>(b);
+      if (a >= s && a < s + n) return size_t(s + n - a);
+    }
+    return 0;
+  }
+};
+
 // ---- little builders for synthetic containers ------------------------------------------------
 
 void put16(std::vector<uint8_t>& b, size_t off, uint16_t v) {
@@ -417,7 +430,8 @@ TEST(Registration, WrapperVersion1) {
     const void* field;
   } w{int32_t(kWrapperMagic), 1, bytes.data() + 0x5f8, nullptr};
   static_assert(sizeof(Wrapper) == 24);
-  auto es = from_registration(&w);
+  const Regions mem{{{&w, sizeof w}, {bytes.data(), bytes.size()}}};
+  auto es = from_registration(&w, mem);
   ASSERT_EQ(es.size(), 2u);
   EXPECT_EQ(es[0].kind, EntryKind::Elf);
   EXPECT_EQ(es[1].kind, EntryKind::Ptx);
@@ -427,17 +441,18 @@ TEST(Registration, WrapperVersion1) {
   auto one = parse_one(bytes.data(), bytes.size(), &consumed);
   EXPECT_EQ(one.size(), 1u);
   EXPECT_EQ(consumed, 0x5f8u);
-  one = parse_one(bytes.data() + 0x5f8, SIZE_MAX, &consumed);
+  one = parse_one(bytes.data() + 0x5f8, bytes.size() - 0x5f8, &consumed);
   EXPECT_EQ(one.size(), 2u);
   EXPECT_EQ(consumed, bytes.size() - 0x5f8);
 
-  expect_user_error([] { from_registration(nullptr); }, "null");
+  expect_user_error([&] { from_registration(nullptr, mem); }, "null");
   Wrapper bad{0x12345678, 1, bytes.data(), nullptr};
-  expect_user_error([&] { from_registration(&bad); }, "bad fatbin wrapper magic 0x12345678");
   Wrapper v3{int32_t(kWrapperMagic), 3, bytes.data(), nullptr};
-  expect_user_error([&] { from_registration(&v3); }, "unsupported fatbin wrapper version 3");
   Wrapper nodata{int32_t(kWrapperMagic), 1, nullptr, nullptr};
-  expect_user_error([&] { from_registration(&nodata); }, "null data pointer");
+  const Regions mem2{{{&bad, sizeof bad}, {&v3, sizeof v3}, {&nodata, sizeof nodata}}};
+  expect_user_error([&] { from_registration(&bad, mem2); }, "bad fatbin wrapper magic 0x12345678");
+  expect_user_error([&] { from_registration(&v3, mem2); }, "unsupported fatbin wrapper version 3");
+  expect_user_error([&] { from_registration(&nodata, mem2); }, "null data pointer");
 }
 
 TEST(Registration, WrapperVersion2WalksPrelinkedFatbins) {
@@ -455,7 +470,12 @@ TEST(Registration, WrapperVersion2WalksPrelinkedFatbins) {
   Wrapper tu2{int32_t(kWrapperMagic), 1, rel.data() + first, nullptr};
   const void* prelinked[] = {rel.data(), &tu2, nullptr};
   Wrapper w{int32_t(kWrapperMagic), 2, linked.data(), prelinked};
-  auto es = from_registration(&w);
+  Regions mem{{{&w, sizeof w},
+               {&tu2, sizeof tu2},
+               {prelinked, sizeof prelinked},
+               {linked.data(), linked.size()},
+               {rel.data(), rel.size()}}};
+  auto es = from_registration(&w, mem);
   ASSERT_EQ(es.size(), 5u);
   EXPECT_EQ(es[0].kind, EntryKind::Elf);
   EXPECT_EQ(es[0].container, 0u);
@@ -471,14 +491,103 @@ TEST(Registration, WrapperVersion2WalksPrelinkedFatbins) {
   // An empty prelinked list (not yet filled in) or none at all.
   const void* empty[] = {nullptr};
   Wrapper w_empty{int32_t(kWrapperMagic), 2, linked.data(), empty};
-  EXPECT_EQ(from_registration(&w_empty).size(), 1u);
   Wrapper w_null{int32_t(kWrapperMagic), 2, linked.data(), nullptr};
-  EXPECT_EQ(from_registration(&w_null).size(), 1u);
+  mem.bufs.insert(mem.bufs.end(),
+                  {{&w_empty, sizeof w_empty}, {empty, sizeof empty}, {&w_null, sizeof w_null}});
+  EXPECT_EQ(from_registration(&w_empty, mem).size(), 1u);
+  EXPECT_EQ(from_registration(&w_null, mem).size(), 1u);
 
   std::vector<uint8_t> junk(64, 0xab);
   const void* bad[] = {rel.data(), junk.data(), nullptr};
   Wrapper w_bad{int32_t(kWrapperMagic), 2, linked.data(), bad};
-  expect_user_error([&] { from_registration(&w_bad); }, "prelinked fatbin #1: bad magic");
+  mem.bufs.insert(mem.bufs.end(),
+                  {{junk.data(), junk.size()}, {bad, sizeof bad}, {&w_bad, sizeof w_bad}});
+  expect_user_error([&] { from_registration(&w_bad, mem); }, "prelinked fatbin #1: bad magic");
+}
+
+// Issue #10 item 7: __cudaRegisterFatBinary passes only a pointer; an oversized header or
+// payload size used to make the reader run off the program's data (segfault). Every read is now
+// bounded by the memory readable at each pointer.
+TEST(Registration, OversizedSizesAreBoundedByReadableMemory) {
+  auto bytes = load("vecadd_default.fatbin");
+  struct Wrapper {
+    int32_t magic, version;
+    const void* data;
+    const void* field;
+  };
+  const size_t second = 0x5f8;  // the second container (SASS + PTX)
+  const size_t avail = bytes.size() - second;
+  for (int field = 0; field < 2; ++field) {
+    std::vector<uint8_t> b = bytes;
+    std::string want;
+    if (field == 0) {
+      put16(b, second + 6, 0xffff);  // header_size
+      want = fmt::format(
+          "fatbin: fatbin container at offset 0x0: header (65535 bytes) + payload ({} bytes) run "
+          "past the end of the data ({} bytes available)",
+          get32(b, second + 8), avail);
+    } else {
+      put64(b, second + 8, 0xfffffff0);  // payload_size
+      want = fmt::format(
+          "fatbin: fatbin container at offset 0x0: header (16 bytes) + payload (4294967280 bytes) "
+          "run past the end of the data ({} bytes available)",
+          avail);
+    }
+    Wrapper w{int32_t(kWrapperMagic), 1, b.data() + second, nullptr};
+    const Regions mem{{{&w, sizeof w}, {b.data(), b.size()}}};
+    try {
+      from_registration(&w, mem);
+      ADD_FAILURE() << "field " << field << " accepted";
+    } catch (const UserError& e) {
+      EXPECT_EQ(std::string(e.what()), want);
+    }
+  }
+  // An entry's sizes are bounded by its container (which is bounded by readable memory).
+  {
+    std::vector<uint8_t> b = bytes;
+    put64(b, second + 16 + 8, 0x7fffffff);  // first entry's payload_size
+    Wrapper w{int32_t(kWrapperMagic), 1, b.data() + second, nullptr};
+    const Regions mem{{{&w, sizeof w}, {b.data(), b.size()}}};
+    expect_user_error([&] { from_registration(&w, mem); },
+                      "fatbin: fatbin entry at offset 0x10: payload size 0x7fffffff runs past the "
+                      "end of the container");
+  }
+  // Pointers into nothing readable, or too few readable bytes.
+  Wrapper w{int32_t(kWrapperMagic), 1, bytes.data() + second, nullptr};
+  expect_user_error([&] { from_registration(&w, Regions{}); },
+                    "bytes are readable there, need at least 4 (the pointer does not point into "
+                    "the program's loaded data)");
+  expect_user_error(
+      [&] {
+        from_registration(&w, Regions{{{&w, 8}}});
+      },
+      "__cudaRegisterFatBinary: fatbin wrapper at ");
+  expect_user_error(
+      [&] {
+        from_registration(&w, Regions{{{&w, 8}}});
+      },
+      ": 8 bytes are readable there, need at least 24");
+  expect_user_error(
+      [&] {
+        from_registration(&w, Regions{{{&w, sizeof w}}});
+      },
+      "fatbin: fatbin container at ");
+  expect_user_error(
+      [&] {
+        from_registration(&w, Regions{{{&w, sizeof w}, {bytes.data(), bytes.size() - 8}}});
+      },
+      fmt::format("run past the end of the data ({} bytes available)", avail - 8));
+  const void* list[] = {bytes.data(), nullptr};
+  Wrapper w2{int32_t(kWrapperMagic), 2, nullptr, list};
+  expect_user_error(
+      [&] {
+        from_registration(&w2, Regions{{{&w2, sizeof w2}, {list, 8}, {bytes.data(), second}}});
+      },
+      "fatbin wrapper (version 2): prelinked list slot #1 at ");
+  EXPECT_EQ(from_registration(
+                &w2, Regions{{{&w2, sizeof w2}, {list, sizeof list}, {bytes.data(), second}}})
+                .size(),
+            1u);
 }
 
 // ---- host binaries -------------------------------------------------------------------------
@@ -549,7 +658,7 @@ TEST(Fatbin, ConcatenatedContainersAndEmptyPayload) {
   EXPECT_TRUE(parse(empty.data(), empty.size()).empty());
   EXPECT_TRUE(parse(nullptr, 0).empty());
   size_t consumed = 0;
-  EXPECT_TRUE(parse_one(empty.data(), SIZE_MAX, &consumed).empty());
+  EXPECT_TRUE(parse_one(empty.data(), empty.size(), &consumed).empty());
   EXPECT_EQ(consumed, 16u);
 
   // A container whose payload_size is too small for its entry.
