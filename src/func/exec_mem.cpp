@@ -127,7 +127,7 @@ inline void end_record(ExecContext& cx, MemSpace first) {
   if (cx.rec) cx.rec->space = first;
 }
 
-inline uint64_t load_elem(const uint8_t* p, unsigned size, bool sx) {
+[[gnu::always_inline]] inline uint64_t load_elem(const uint8_t* p, unsigned size, bool sx) {
   uint64_t v = 0;
   std::memcpy(&v, p, size);
   if (sx && size < 8) v = uint64_t(sext(v, size * 8));

@@ -29,6 +29,7 @@ namespace simtlab::func {
 
 inline constexpr uint64_t kLoopProbeInterval = 4096;  // warp instructions between samples
 inline constexpr uint64_t kConfirmInsts = 4 * kLoopProbeInterval;
+static_assert(LoopWatch{}.next_probe == kLoopProbeInterval, "first sample after one interval");
 
 void probe_loop(ExecContext& cx, Warp& w, uint32_t branch_pc);
 

@@ -44,7 +44,9 @@ struct Cta;
 /// Per-warp state of the livelock detector (func/livelock.h): samples of the warp's whole
 /// architectural state at backward branches, compared with Brent's cycle-finding scheme.
 struct LoopWatch {
-  uint64_t next_probe = 0;  // Warp::insts at which the next sample may be taken
+  // Warp::insts at which the next sample may be taken (the first after 4096 instructions,
+  // kLoopProbeInterval in func/livelock.h: short warps never pay for a sample).
+  uint64_t next_probe = 4096;
   uint64_t saved_hash = 0, saved_epoch = 0, saved_insts = 0;
   uint32_t saved_pc = 0;
   bool has_saved = false;

@@ -143,8 +143,8 @@ void Sm::issue(uint64_t now) {
         s->issued(w);
         break;
       }
-      if ((r == Stall::scoreboard && w->pending_writes) ||
-          (r == Stall::barrier && w->fw && w->fw->at_barrier)) {
+      if (s->wants_long_stalls() && ((r == Stall::scoreboard && w->pending_writes) ||
+                                     (r == Stall::barrier && w->fw && w->fw->at_barrier))) {
         // A dependency on a pending load, or a wait at a CTA barrier (which only warps outside
         // the active pool can end), is a long stall for the two-level scheduler.
         s->long_stall(w);

@@ -13,7 +13,7 @@ namespace simtlab::timing {
 namespace {
 class TwoLevel : public WarpScheduler {
  public:
-  explicit TwoLevel(uint32_t active) : cap_(std::max(1u, active)) {}
+  explicit TwoLevel(uint32_t active) : cap_(std::max(1u, active)) { wants_long_stalls_ = true; }
   void add(WarpSlot* w) override {
     if (active_.size() < cap_)
       active_.push_back(w);

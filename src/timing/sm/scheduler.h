@@ -32,6 +32,11 @@ class WarpScheduler {
   virtual void issued(WarpSlot* w) = 0;
   /// `w` could not issue because of a long-latency dependency (two-level demotes it).
   virtual void long_stall(WarpSlot* w) { (void)w; }
+  /// Whether long_stall() does anything (only then does the SM call it).
+  bool wants_long_stalls() const { return wants_long_stalls_; }
+
+ protected:
+  bool wants_long_stalls_ = false;
 };
 
 /// Base of the age-ordered policies (gto, oldest): keeps its warps sorted oldest first
