@@ -64,8 +64,7 @@ void Session::add(KernelRecord r) {
     r.stats = nlohmann::json::parse(r.result.stats_json);
     std::string().swap(r.result.stats_json);
   }
-  uint64_t before = 0;
-  for (const KernelBrief& b : briefs_) before += b.cycles;
+  const uint64_t before = cycles_sum_;
   if (opt_.trace_path.size()) {
     nlohmann::json t = {{"name", r.name}, {"cycles", r.result.cycles}};
     if (r.stats.is_object() && r.stats.contains("trace_events"))
@@ -98,6 +97,7 @@ void Session::add(KernelRecord r) {
     if (fresh) f << csv_header();
     f << csv_row(cfg_, mode_, briefs_.size(), e, b);
   }
+  cycles_sum_ += b.cycles;
   briefs_.push_back(std::move(b));
 }
 
