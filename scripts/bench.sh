@@ -133,8 +133,10 @@ except Exception: print('- -')" "${real:-}" "${user:-}" "${sys:-}")
 done
 echo
 
-# ---- 3. report ---------------------------------------------------------------------------------
-[[ -s "$RESULTS/runs.tsv" ]] || { echo "no programs ran"; exit $failed; }
+# ---- 3. report ----------------------------------------------------------------------------------
+if [[ ! -s "$RESULTS/runs.tsv" ]]; then
+  echo "no rate programs ran"
+else
 python3 - "$RESULTS" <<'PY' || failed=1
 import json, math, os, re, sys
 
@@ -407,8 +409,9 @@ if summary:
           " bandwidth >= 70%)")
     print()
 PY
+fi
 
-# ---- 3. peak memory over many launches -----------------------------------------------------------
+# ---- 4. peak memory over many launches -----------------------------------------------------------
 # Timing mode with --stats keeps every kernel's record: peak RSS must stay flat from 1,000 to
 # 10,000 launches (issue #10; it was ~3 MB per launch). BENCH_LAUNCHES="a b ..." overrides.
 if [[ -x "$BENCH_DIR/many_launches" && ( -z "$ONLY" || " $ONLY " == *" many_launches "* ) ]]; then
