@@ -144,6 +144,7 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   r->before = stats::snapshot(root_);
   op.start_cycle = now;
   running_.push_back(std::move(r));
+  livelock_.reset();  // the set of running warps changes
   dispatcher_->wake();
 }
 
