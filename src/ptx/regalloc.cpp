@@ -220,7 +220,8 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
     }
   }
 
-  // ---- greedy colouring in order of first definition ----
+  // ---- greedy colouring: in order of first definition, and with the 64-bit and wider units
+  // first (pairs placed before single registers fragment the file); the lower count wins ----
   std::vector<uint32_t> order;
   for (uint32_t u = 0; u < nr; ++u) {
     if (members[u].empty()) continue;
@@ -243,47 +244,71 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
     if (key[x] != key[y]) return key[x] < key[y];
     return unit_width[x] > unit_width[y];
   });
-  for (uint32_t u : order) {
-    const uint32_t uw = unit_width[u], al = align_of(uw);
-    const bool pred = A.regs[members[u].front()].pred;
-    // Slots each member may not use: those of its allocated neighbours.
-    std::vector<std::vector<bool>> busy(members[u].size());
-    uint32_t top = 0;
-    for (size_t k = 0; k < members[u].size(); ++k) {
-      const uint32_t m = members[u][k];
-      adj[m].for_each([&](size_t v) {
-        const ArchReg& n = A.regs[v];
-        if (n.base < 0) return;
-        const uint32_t e = uint32_t(n.base) + n.width;
-        if (busy[k].size() < e) busy[k].resize(e, false);
-        for (uint32_t s = uint32_t(n.base); s < e; ++s) busy[k][s] = true;
-        top = std::max(top, e);
-      });
-    }
-    auto fits = [&](int64_t b) {
-      if (b < 0 || b % al) return false;
+  const std::vector<ArchReg> unassigned = A.regs;
+  auto colour = [&](const std::vector<uint32_t>& ord) {
+    A.regs = unassigned;
+    A.count = A.pred_count = 0;
+    for (uint32_t u : ord) {
+      const uint32_t uw = unit_width[u], al = align_of(uw);
+      const bool pred = A.regs[members[u].front()].pred;
+      // Slots each member may not use: those of its allocated neighbours.
+      std::vector<std::vector<bool>> busy(members[u].size());
+      uint32_t top = 0;
       for (size_t k = 0; k < members[u].size(); ++k) {
         const uint32_t m = members[u][k];
-        for (uint32_t s = uint32_t(b) + offset[m], e = s + width(m); s < e; ++s)
-          if (s < busy[k].size() && busy[k][s]) return false;
+        adj[m].for_each([&](size_t v) {
+          const ArchReg& n = A.regs[v];
+          if (n.base < 0) return;
+          const uint32_t e = uint32_t(n.base) + n.width;
+          if (busy[k].size() < e) busy[k].resize(e, false);
+          for (uint32_t s = uint32_t(n.base); s < e; ++s) busy[k][s] = true;
+          top = std::max(top, e);
+        });
       }
-      return true;
-    };
-    int64_t base = -1;
-    for (uint32_t m : members[u])
-      for (const Hint& h : hints[m]) {
-        const ArchReg& o = A.regs[h.other];
-        if (base < 0 && o.base >= 0 && o.pred == pred) {
-          const int64_t b = int64_t(o.base) + h.off - int64_t(offset[m]);
-          if (fits(b)) base = b;
+      auto fits = [&](int64_t b) {
+        if (b < 0 || b % al) return false;
+        for (size_t k = 0; k < members[u].size(); ++k) {
+          const uint32_t m = members[u][k];
+          for (uint32_t s = uint32_t(b) + offset[m], e = s + width(m); s < e; ++s)
+            if (s < busy[k].size() && busy[k][s]) return false;
         }
+        return true;
+      };
+      int64_t base = -1;
+      for (uint32_t m : members[u])
+        for (const Hint& h : hints[m]) {
+          const ArchReg& o = A.regs[h.other];
+          if (base < 0 && o.base >= 0 && o.pred == pred) {
+            const int64_t b = int64_t(o.base) + h.off - int64_t(offset[m]);
+            if (fits(b)) base = b;
+          }
+        }
+      // A single register first fills the free half of a pair whose other half is taken, so
+      // that whole pairs stay free for 64-bit values.
+      if (base < 0 && uw == 1 && !pred)
+        for (uint32_t b = 0; b < top && base < 0; ++b)
+          if ((b ^ 1) < busy[0].size() && busy[0][b ^ 1] && fits(b)) base = b;
+      for (int64_t b = 0; base < 0; b += al)
+        if (fits(b) || b > int64_t(top)) base = b;
+      for (uint32_t m : members[u]) {
+        A.regs[m].base = int32_t(base + offset[m]);
+        uint32_t& cnt = pred ? A.pred_count : A.count;
+        cnt = std::max(cnt, uint32_t(A.regs[m].base) + width(m));
       }
-    for (int64_t b = 0; base < 0; b += al)
-      if (fits(b) || b > int64_t(top)) base = b;
-    for (uint32_t m : members[u]) {
-      A.regs[m].base = int32_t(base + offset[m]);
-      uint32_t& cnt = pred ? A.pred_count : A.count;
-      cnt = std::max(cnt, uint32_t(A.regs[m].base) + width(m));
+    }
+  };
+  colour(order);
+  std::vector<uint32_t> wide_first = order;
+  std::stable_partition(wide_first.begin(), wide_first.end(),
+                        [&](uint32_t u) { return unit_width[u] > 1; });
+  if (wide_first != order) {
+    const std::vector<ArchReg> best = A.regs;
+    const uint32_t best_count = A.count, best_preds = A.pred_count;
+    colour(wide_first);
+    if (A.count > best_count || (A.count == best_count && A.pred_count >= best_preds)) {
+      A.regs = best;
+      A.count = best_count;
+      A.pred_count = best_preds;
     }
   }
   // Unreferenced registers stay unallocated.

@@ -22,10 +22,13 @@
 //    possible (a register in two different vectors, twice in one vector, or with the wrong
 //    width) the instruction is listed in `vector_fixups`: ptxas would insert moves there;
 //    the allocation ignores the constraint for it.
-//  - Greedy colouring in order of first definition (registers live into the entry first),
-//    each unit at the lowest aligned base free of its interfering neighbours, preferring the
-//    register of a `mov` partner (including 64-bit pack/unpack `mov.b64 %rd, {%r1, %r2}`).
-//    For programs in SSA form without pairs this order is optimal (count == max live).
+//  - Greedy colouring, each unit at the lowest aligned base free of its interfering
+//    neighbours, preferring the register of a `mov` partner (including 64-bit pack/unpack
+//    `mov.b64 %rd, {%r1, %r2}`), and a single register preferring the free half of a pair
+//    whose other half is taken. Two orders are tried and the lower count kept (ties: the
+//    first): first definition (registers live into the entry first), which is optimal for
+//    SSA programs without pairs (count == max live), and the same with all 64-bit and wider
+//    units first, which avoids single registers fragmenting the pairs.
 //  - No spilling: a function that needs more than `cap` registers (or `pred_cap`
 //    predicates) still gets its full allocation and `over_cap` says so.
 #pragma once
