@@ -56,8 +56,9 @@ struct RegAlloc {
   std::vector<ArchReg> regs;  // per Function::regs entry
   // Per instruction: live 32-bit registers before it and after it (predicates excluded).
   std::vector<uint32_t> live_in, live_out;
-  /// Lower bound on the count: max over instructions of the registers live before it, or live
-  /// after it together with the registers it writes (in 32-bit units).
+  /// Max over instructions of the registers live before it, or live after it together with
+  /// the registers it writes (in 32-bit units). A lower bound on the count, except that two
+  /// live values that are copies of each other (a coalesced `mov`) may share a register.
   uint32_t max_live = 0;
   uint32_t max_live_preds = 0;
   uint32_t count = 0;                   // allocated R registers: highest used number + 1
