@@ -70,11 +70,12 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
 
   // ---- liveness, interference, first definitions ----
   const Liveness L = compute_liveness(f);
-  std::vector<BitSet> adj(nr, BitSet(nr));
+  // Adjacency lists (memory in the number of edges, not registers squared), deduplicated below.
+  std::vector<std::vector<uint32_t>> adj(nr);
   auto edge = [&](uint32_t a, uint32_t b) {
     if (a == b || A.regs[a].pred != A.regs[b].pred) return;
-    adj[a].set(b);
-    adj[b].set(a);
+    adj[a].push_back(b);
+    adj[b].push_back(a);
   };
   std::vector<bool> used(nr, false);
   constexpr uint32_t kNoDef = UINT32_MAX;
@@ -123,6 +124,11 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       for (uint32_t x : in_regs)
         for (uint32_t y : in_regs) edge(x, y);
     }
+  }
+
+  for (auto& l : adj) {
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
   }
 
   // ---- allocation units: one per register, merged for consecutive vector operands ----
@@ -256,14 +262,14 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       uint32_t top = 0;
       for (size_t k = 0; k < members[u].size(); ++k) {
         const uint32_t m = members[u][k];
-        adj[m].for_each([&](size_t v) {
+        for (const uint32_t v : adj[m]) {
           const ArchReg& n = A.regs[v];
-          if (n.base < 0) return;
+          if (n.base < 0) continue;
           const uint32_t e = uint32_t(n.base) + n.width;
           if (busy[k].size() < e) busy[k].resize(e, false);
           for (uint32_t s = uint32_t(n.base); s < e; ++s) busy[k][s] = true;
           top = std::max(top, e);
-        });
+        }
       }
       auto fits = [&](int64_t b) {
         if (b < 0 || b % al) return false;
