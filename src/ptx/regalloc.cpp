@@ -262,6 +262,12 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       uint32_t top = 0;
       for (size_t k = 0; k < members[u].size(); ++k) {
         const uint32_t m = members[u][k];
+        if (!pred)
+          for (const uint32_t r : opt.reserved) {
+            if (busy[k].size() <= r) busy[k].resize(r + 1, false);
+            busy[k][r] = true;
+            top = std::max(top, r + 1);
+          }
         for (const uint32_t v : adj[m]) {
           const ArchReg& n = A.regs[v];
           if (n.base < 0) continue;
@@ -321,6 +327,7 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
   for (uint32_t r = 0; r < nr; ++r)
     if (!used[r]) A.regs[r].base = -1;
 
+  for (const uint32_t r : opt.reserved) A.count = std::max(A.count, r + 1);
   if (A.count > opt.cap) A.note = fmt::format("needs {} > cap {} registers", A.count, opt.cap);
   if (A.pred_count > opt.pred_cap)
     A.note += fmt::format("{}needs {} > cap {} predicates", A.note.empty() ? "" : "; ",

@@ -44,6 +44,9 @@ namespace simtlab::ptx {
 struct RegAllocOptions {
   uint32_t cap = 255;     // architectural registers per thread (R255 is RZ)
   uint32_t pred_cap = 7;  // P0..P6 (P7 is PT)
+  /// R registers never allocated and counted as used, e.g. {1}: ptxas keeps the stack pointer
+  /// in R1 on sm_70+.
+  std::vector<uint32_t> reserved;
 };
 
 struct ArchReg {

@@ -1,5 +1,4 @@
-// `simtlab ptx check FILE.ptx`, `simtlab ptx cfg FILE.ptx --kernel NAME [--dot]`,
-// `simtlab ptx dump FILE.ptx` and `simtlab ptx regs FILE.ptx [--kernel NAME] [--map]`.
+// The `simtlab ptx` subcommands: check, cfg, dump and regs (see add_ptx_commands).
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -73,10 +72,15 @@ void add_ptx_commands(CLI::App& app) {
   regs->add_flag("--map", regs_map, "also list every virtual register's assignment");
   regs->add_option("--cap", regs_cap, "registers per thread above which the count is reported")
       ->check(CLI::Range(1u, 255u));
+  static std::vector<uint32_t> regs_reserved;
+  regs->add_option("--reserve", regs_reserved,
+                   "R register numbers never allocated, counted as used (1 = sm_70+ stack pointer)")
+      ->check(CLI::Range(0u, 254u));
   regs->callback([] {
     ptx::Module m = load({regs_file});
     ptx::RegAllocOptions opt;
     opt.cap = regs_cap;
+    opt.reserved = regs_reserved;
     bool found = false;
     for (const auto& f : m.funcs) {
       if (!f.defined || (!regs_kernel.empty() && f.name != regs_kernel)) continue;

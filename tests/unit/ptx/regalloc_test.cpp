@@ -240,6 +240,32 @@ TEST(PtxRegAlloc, PairsAreAlignedAndPlacedBeforeSingles) {
   EXPECT_EQ(check_allocation(k, a), "");
 }
 
+TEST(PtxRegAlloc, ReservedRegistersAreSkippedAndCounted) {
+  Module m = parse_kernel(R"(	.reg .b32 %r<2>;
+	.reg .b64 %rd<4>;
+	mov.u32 %r1, %tid.x;
+	ld.param.u64 %rd1, [k_p];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r1;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  RegAllocOptions opt;
+  opt.reserved = {1};  // the sm_70+ stack pointer
+  const RegAlloc a = allocate_registers(k, opt);
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R2:R3");
+  EXPECT_EQ(name_of(k, a, "%rd2"), "R4:R5");
+  EXPECT_EQ(name_of(k, a, "%rd3"), "R2:R3");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R0");
+  EXPECT_EQ(a.count, 6u);
+  EXPECT_EQ(check_allocation(k, a), "");
+  // A kernel using no register still counts the reserved one.
+  Module e = parse_kernel("\tret;\n");
+  EXPECT_EQ(allocate_registers(fn(e, "k"), opt).count, 2u);
+  EXPECT_EQ(allocate_registers(fn(e, "k")).count, 0u);
+}
+
 TEST(PtxRegAlloc, V4LoadGetsFourConsecutiveAlignedRegisters) {
   Module m = parse_kernel(R"(	.reg .f32 %f<7>;
 	.reg .b64 %rd<2>;
