@@ -117,8 +117,9 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       A.max_live = std::max(A.max_live, A.live_in[i]);
       A.max_live_preds = std::max(A.max_live_preds, pr);
     }
-    // Values live into a block nobody jumps to were never defined on the way: they coexist.
-    if (b.preds.empty()) {
+    // Values live into the entry (or a block nobody jumps to) were never defined on the way
+    // there: they coexist. Block 0 is the entry even when a loop jumps back to it.
+    if (bi == 0 || b.preds.empty()) {
       std::vector<uint32_t> in_regs;
       live.for_each([&](size_t r) { in_regs.push_back(uint32_t(r)); });
       for (uint32_t x : in_regs)

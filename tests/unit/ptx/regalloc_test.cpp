@@ -219,6 +219,25 @@ LOOP:
 
 // In definition order %r1 takes R0, %rd1 then R2:R3, %rd2 R4:R5 and R1 stays a hole
 // (6 registers); placing the pairs first gives the optimum, 5.
+TEST(PtxRegAlloc, ValuesLiveIntoTheEntryInterfereEvenWhenALoopReturnsThere) {
+  Module m = parse_kernel(R"(	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+TOP:
+	st.global.u32 [%rd1], %r1;
+	setp.eq.u32 %p1, %r2, 0;
+	@%p1 bra TOP;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  ASSERT_FALSE(k.blocks[0].preds.empty());
+  const RegAlloc a = allocate_registers(k);  // never defined: live into the entry
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R0:R1");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R2");
+  EXPECT_EQ(name_of(k, a, "%r2"), "R3");
+  EXPECT_EQ(a.count, 4u);
+}
+
 TEST(PtxRegAlloc, PairsAreAlignedAndPlacedBeforeSingles) {
   Module m = parse_kernel(R"(	.reg .b32 %r<2>;
 	.reg .b64 %rd<4>;
