@@ -1,4 +1,4 @@
-// `simtlab ptx check FILE.ptx` and `simtlab ptx cfg FILE.ptx --kernel NAME [--dot]`.
+// The `simtlab ptx` subcommands: check, cfg, dump and regs (see add_ptx_commands).
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "ptx/dump.h"
 #include "ptx/parser.h"
+#include "ptx/regalloc.h"
 #include "tools/commands.h"
 
 namespace simtlab::tools {
@@ -59,6 +60,39 @@ void add_ptx_commands(CLI::App& app) {
       fatal("no function '{}' in {} (defined:{})", cfg_kernel, cfg_file, names);
     }
     std::cout << ptx::dump_cfg(m, *f, cfg_dot);
+  });
+
+  auto* regs = ptx->add_subcommand(
+      "regs", "Allocate architectural registers: per instruction the registers and live count");
+  static std::string regs_file, regs_kernel;
+  static bool regs_map = false;
+  static uint32_t regs_cap = 255;
+  regs->add_option("file", regs_file, "PTX file")->required()->check(CLI::ExistingFile);
+  regs->add_option("--kernel,-k", regs_kernel, "kernel or function name (default: all)");
+  regs->add_flag("--map", regs_map, "also list every virtual register's assignment");
+  regs->add_option("--cap", regs_cap, "registers per thread above which the count is reported")
+      ->check(CLI::Range(1u, 255u));
+  static std::vector<uint32_t> regs_reserved;
+  regs->add_option("--reserve", regs_reserved,
+                   "R register numbers never allocated, counted as used (1 = sm_70+ stack pointer)")
+      ->check(CLI::Range(0u, 254u));
+  regs->callback([] {
+    ptx::Module m = load({regs_file});
+    ptx::RegAllocOptions opt;
+    opt.cap = regs_cap;
+    opt.reserved = regs_reserved;
+    bool found = false;
+    for (const auto& f : m.funcs) {
+      if (!f.defined || (!regs_kernel.empty() && f.name != regs_kernel)) continue;
+      found = true;
+      std::cout << ptx::format_allocation(f, ptx::allocate_registers(f, opt), regs_map);
+    }
+    if (!found) {
+      std::string names;
+      for (const auto& g : m.funcs)
+        if (g.defined) names += " " + g.name;
+      fatal("no function '{}' in {} (defined:{})", regs_kernel, regs_file, names);
+    }
   });
 
   auto* dump = ptx->add_subcommand("dump", "Print the decoded IR of every function");

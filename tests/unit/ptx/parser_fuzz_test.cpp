@@ -4,8 +4,8 @@
 // cases for features that once broke the parser). Each round takes a seed and stacks one to
 // four mutations: delete/duplicate/swap tokens and lines, flip bytes, truncate, insert random
 // bytes or tokens from a PTX dictionary, splice lines from another seed. Every outcome must be a
-// successful parse (then the dumps, CFG, liveness and layouts must run too) or a
-// simtlab::DiagError/UserError. Any other exception fails the test; a crash, assert or sanitizer
+// successful parse (then the dumps, CFG, liveness, register allocation and layouts must run too) or
+// a simtlab::DiagError/UserError. Any other exception fails the test; a crash, assert or sanitizer
 // report fails the process. Inputs that take more than a few seconds count as hangs.
 //
 // Deterministic: the seed is fixed (SIMTLAB_FUZZ_SEED overrides it) and the run is bounded by
@@ -24,6 +24,7 @@
 #include "ptx/cfg.h"
 #include "ptx/dump.h"
 #include "ptx/layout.h"
+#include "ptx/regalloc.h"
 #include "ptx_test_util.h"
 
 namespace simtlab::ptx {
@@ -52,7 +53,7 @@ uint64_t env_u64(const char* name, uint64_t def) {
   return std::strtoull(v, nullptr, 10);
 }
 
-/// Parse and run everything `simtlab ptx check/cfg/dump` runs on the result.
+/// Parse and run everything `simtlab ptx check/cfg/dump/regs` runs on the result.
 void exercise(const std::vector<std::pair<std::string, std::string>>& units) {
   Module m;
   for (const auto& [name, text] : units) add_translation_unit(m, text, name);
@@ -65,6 +66,7 @@ void exercise(const std::vector<std::pair<std::string, std::string>>& units) {
     (void)dump_cfg(m, f, false);
     (void)dump_cfg(m, f, true);
     (void)compute_liveness(f);
+    (void)format_allocation(f, allocate_registers(f), true);
     for (uint32_t i = 0; i < f.insts.size(); ++i)
       if (f.insts[i].op == Op::bra) (void)reconvergence_pc(f, i);
     (void)layout_frame(m, fi);

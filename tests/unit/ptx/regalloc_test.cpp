@@ -1,0 +1,502 @@
+// Register allocation (src/ptx/regalloc.h): exact allocations of small hand-written CFGs, and
+// every function of the committed PTX files allocated and checked by an independent
+// value-tracking checker (a forward "slot s holds virtual register v" must-analysis: every
+// read of v must find v's value in all of v's architectural registers on every path).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include "ptx/cfg.h"
+#include "ptx/regalloc.h"
+#include "ptx_test_util.h"
+
+namespace simtlab::ptx {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::fn;
+using testing::parse;
+using testing::parse_kernel;
+using testing::reg_id;
+
+std::string name_of(const Function& f, const RegAlloc& a, const std::string& reg) {
+  return arch_reg_name(a.regs[reg_id(f, reg)]);
+}
+
+/// Checks that `a` preserves every value `f` reads. Returns "" or the first violation.
+std::string check_allocation(const Function& f, const RegAlloc& a) {
+  const uint32_t nr = uint32_t(f.regs.size());
+  const uint32_t nslots = a.count + a.pred_count;
+  // Slot numbering: R0..R(count-1), then the predicate file.
+  auto slots_of = [&](uint32_t r, std::vector<uint32_t>& out) {
+    out.clear();
+    const ArchReg& x = a.regs[r];
+    if (x.base < 0) return;
+    const uint32_t b = uint32_t(x.base) + (x.pred ? a.count : 0);
+    for (uint32_t k = 0; k < x.width; ++k) out.push_back(b + k);
+  };
+  auto fact = [&](uint32_t slot, uint32_t r) { return size_t(slot) * nr + r; };
+  const size_t nbits = size_t(nslots) * nr;
+  std::vector<uint32_t> defs, uses, ss, src_ss;
+  // Apply instruction `in` to (kill, gen) or to a state.
+  auto transfer = [&](const Instruction& in, BitSet& state) {
+    inst_defs(in, defs);
+    int64_t copy_src = -1;
+    if (in.op == Op::mov && in.ops.size() == 2 && in.ops[0].kind == OperandKind::reg &&
+        in.ops[1].kind == OperandKind::reg &&
+        a.regs[in.ops[0].id].base == a.regs[in.ops[1].id].base &&
+        a.regs[in.ops[0].id].width == a.regs[in.ops[1].id].width &&
+        a.regs[in.ops[0].id].pred == a.regs[in.ops[1].id].pred)
+      copy_src = in.ops[1].id;
+    for (uint32_t d : defs) {
+      slots_of(d, ss);
+      for (uint32_t s : ss)
+        for (uint32_t w = 0; w < nr; ++w)
+          if (w != d && int64_t(w) != copy_src) state.reset(fact(s, w));
+    }
+    for (uint32_t d : defs) {
+      slots_of(d, ss);
+      for (uint32_t s : ss) state.set(fact(s, d));
+    }
+  };
+  DataflowProblem p;
+  p.dir = DataflowProblem::Dir::forward;
+  p.meet = DataflowProblem::Meet::intersection;
+  p.bits = nbits;
+  p.boundary = BitSet(nbits);
+  p.boundary.fill();  // undefined values: any content will do
+  for (const BasicBlock& b : f.blocks) {
+    // gen/kill from the block's effect on an all-ones and an all-zeros state.
+    BitSet ones(nbits), zeros(nbits);
+    ones.fill();
+    for (uint32_t i = b.first; i < b.last; ++i) {
+      transfer(f.insts[i], ones);
+      transfer(f.insts[i], zeros);
+    }
+    BitSet kill(nbits);
+    kill.fill();
+    kill.minus(ones);  // facts cleared whatever the input
+    p.gen.push_back(zeros);
+    p.kill.push_back(kill);
+  }
+  const DataflowResult r = solve_dataflow(f, p);
+  for (size_t bi = 0; bi < f.blocks.size(); ++bi) {
+    if (!f.blocks[bi].reachable) continue;
+    BitSet state = r.in[bi];
+    for (uint32_t i = f.blocks[bi].first; i < f.blocks[bi].last; ++i) {
+      const Instruction& in = f.insts[i];
+      inst_uses(in, uses);
+      for (uint32_t u : uses) {
+        slots_of(u, ss);
+        if (ss.empty()) return "unallocated register " + f.regs[u].name;
+        for (uint32_t s : ss)
+          if (!state.test(fact(s, u)))
+            return "instruction " + std::to_string(i) + " (" + std::string(in.text) + ") reads " +
+                   f.regs[u].name + " but its register was overwritten";
+      }
+      transfer(in, state);
+    }
+  }
+  // Widths and alignment.
+  for (uint32_t x = 0; x < nr; ++x) {
+    const ArchReg& ar = a.regs[x];
+    if (ar.base < 0) continue;
+    if (!ar.pred && ar.width >= 2 && ar.base % 2) return "odd pair " + f.regs[x].name;
+    if (uint32_t(ar.base) + ar.width > (ar.pred ? a.pred_count : a.count))
+      return "beyond count " + f.regs[x].name;
+  }
+  return "";
+}
+
+TEST(PtxRegAlloc, StraightLine) {
+  Module m = parse_kernel(R"(	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_p];
+	mov.u32 %r1, %tid.x;
+	add.s32 %r2, %r1, 1;
+	mul.lo.s32 %r3, %r1, %r2;
+	st.global.u32 [%rd1], %r3;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  const RegAlloc a = allocate_registers(k);
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R0:R1");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R2");
+  EXPECT_EQ(name_of(k, a, "%r2"), "R3");
+  EXPECT_EQ(name_of(k, a, "%r3"), "R2");  // both sources die: the lowest free register
+  EXPECT_EQ(name_of(k, a, "%r0"), "-");   // declared, never used
+  EXPECT_THAT(a.live_in, ElementsAre(0, 2, 3, 4, 3, 0));
+  EXPECT_THAT(a.live_out, ElementsAre(2, 3, 4, 3, 0, 0));
+  EXPECT_EQ(a.count, 4u);
+  EXPECT_EQ(a.max_live, 4u);
+  EXPECT_EQ(a.pred_count, 0u);
+  EXPECT_FALSE(a.over_cap);
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+TEST(PtxRegAlloc, DiamondSharesTheJoinedValue) {
+  Module m = parse_kernel(R"(	.reg .pred %p<2>;
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_p];
+	mov.u32 %r1, %tid.x;
+	setp.eq.s32 %p1, %r1, 0;
+	@%p1 bra ELSE;
+	add.s32 %r4, %r1, 1;
+	bra.uni JOIN;
+ELSE:
+	mul.lo.s32 %r4, %r1, 3;
+JOIN:
+	add.s32 %r2, %r4, %r1;
+	st.global.u32 [%rd1], %r2;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  const RegAlloc a = allocate_registers(k);
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R0:R1");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R2");
+  EXPECT_EQ(name_of(k, a, "%r4"), "R3");  // one register on both paths
+  EXPECT_EQ(name_of(k, a, "%r2"), "R2");
+  EXPECT_EQ(name_of(k, a, "%p1"), "P0");
+  EXPECT_EQ(a.count, 4u);
+  EXPECT_EQ(a.max_live, 4u);
+  EXPECT_EQ(a.pred_count, 1u);
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+TEST(PtxRegAlloc, LoopCarriedValuesKeepTheirRegisters) {
+  Module m = parse_kernel(R"(	.reg .pred %p<2>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_p];
+	mov.u32 %r1, 0;
+	mov.u32 %r2, 0;
+LOOP:
+	mul.lo.s32 %r3, %r1, %r1;
+	add.s32 %r2, %r2, %r3;
+	add.s32 %r1, %r1, 1;
+	setp.lt.u32 %p1, %r1, 10;
+	@%p1 bra LOOP;
+	st.global.u32 [%rd1], %r2;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  const RegAlloc a = allocate_registers(k);
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R0:R1");  // live around the loop
+  EXPECT_EQ(name_of(k, a, "%r1"), "R2");
+  EXPECT_EQ(name_of(k, a, "%r2"), "R3");
+  EXPECT_EQ(name_of(k, a, "%r3"), "R4");
+  // The back edge keeps %r1/%r2/%rd1 live at the loop head.
+  EXPECT_EQ(a.live_in[3], 4u);
+  EXPECT_EQ(a.live_out[3], 5u);
+  EXPECT_EQ(a.count, 5u);
+  EXPECT_EQ(a.max_live, 5u);
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+TEST(PtxRegAlloc, CheckerCatchesAClobberedValue) {
+  Module m = parse_kernel(R"(	.reg .pred %p<2>;
+	.reg .b32 %r<4>;
+	mov.u32 %r1, 0;
+	mov.u32 %r2, 0;
+LOOP:
+	add.s32 %r2, %r2, %r1;
+	add.s32 %r1, %r1, 1;
+	setp.lt.u32 %p1, %r1, 10;
+	@%p1 bra LOOP;
+	st.global.u32 [%r2], %r2;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  RegAlloc a = allocate_registers(k);
+  ASSERT_EQ(check_allocation(k, a), "");
+  a.regs[reg_id(k, "%r2")].base = a.regs[reg_id(k, "%r1")].base;  // the loop-carried pair
+  EXPECT_THAT(check_allocation(k, a), ::testing::HasSubstr("overwritten"));
+}
+
+// In definition order %r1 takes R0, %rd1 then R2:R3, %rd2 R4:R5 and R1 stays a hole
+// (6 registers); placing the pairs first gives the optimum, 5.
+TEST(PtxRegAlloc, ValuesLiveIntoTheEntryInterfereEvenWhenALoopReturnsThere) {
+  Module m = parse_kernel(R"(	.reg .pred %p<2>;
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+TOP:
+	st.global.u32 [%rd1], %r1;
+	setp.eq.u32 %p1, %r2, 0;
+	@%p1 bra TOP;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  ASSERT_FALSE(k.blocks[0].preds.empty());
+  const RegAlloc a = allocate_registers(k);  // never defined: live into the entry
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R0:R1");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R2");
+  EXPECT_EQ(name_of(k, a, "%r2"), "R3");
+  EXPECT_EQ(a.count, 4u);
+}
+
+TEST(PtxRegAlloc, PairsAreAlignedAndPlacedBeforeSingles) {
+  Module m = parse_kernel(R"(	.reg .b32 %r<2>;
+	.reg .b64 %rd<4>;
+	mov.u32 %r1, %tid.x;
+	ld.param.u64 %rd1, [k_p];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r1;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  const RegAlloc a = allocate_registers(k);
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R0:R1");
+  EXPECT_EQ(name_of(k, a, "%rd2"), "R2:R3");
+  EXPECT_EQ(name_of(k, a, "%rd3"), "R0:R1");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R4");
+  EXPECT_EQ(a.max_live, 5u);  // %r1 + two pairs
+  EXPECT_EQ(a.count, 5u);
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+TEST(PtxRegAlloc, ReservedRegistersAreSkippedAndCounted) {
+  Module m = parse_kernel(R"(	.reg .b32 %r<2>;
+	.reg .b64 %rd<4>;
+	mov.u32 %r1, %tid.x;
+	ld.param.u64 %rd1, [k_p];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r1;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  RegAllocOptions opt;
+  opt.reserved = {1};  // the sm_70+ stack pointer
+  const RegAlloc a = allocate_registers(k, opt);
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R2:R3");
+  EXPECT_EQ(name_of(k, a, "%rd2"), "R4:R5");
+  EXPECT_EQ(name_of(k, a, "%rd3"), "R2:R3");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R0");
+  EXPECT_EQ(a.count, 6u);
+  EXPECT_EQ(check_allocation(k, a), "");
+  // A kernel using no register still counts the reserved one.
+  Module e = parse_kernel("\tret;\n");
+  EXPECT_EQ(allocate_registers(fn(e, "k"), opt).count, 2u);
+  EXPECT_EQ(allocate_registers(fn(e, "k")).count, 0u);
+}
+
+TEST(PtxRegAlloc, V4LoadGetsFourConsecutiveAlignedRegisters) {
+  Module m = parse_kernel(R"(	.reg .f32 %f<7>;
+	.reg .b64 %rd<2>;
+	mov.f32 %f5, 0f3F800000;
+	ld.param.u64 %rd1, [k_p];
+	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];
+	add.f32 %f6, %f5, %f1;
+	add.f32 %f6, %f6, %f4;
+	st.global.v4.f32 [%rd1], {%f1, %f2, %f3, %f4};
+	st.global.f32 [%rd1], %f6;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  const RegAlloc a = allocate_registers(k);
+  EXPECT_EQ(name_of(k, a, "%f5"), "R0");
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R2:R3");
+  EXPECT_EQ(name_of(k, a, "%f1"), "R4");  // base 0 is blocked by %f5: next multiple of 4
+  EXPECT_EQ(name_of(k, a, "%f2"), "R5");
+  EXPECT_EQ(name_of(k, a, "%f3"), "R6");
+  EXPECT_EQ(name_of(k, a, "%f4"), "R7");
+  EXPECT_EQ(name_of(k, a, "%f6"), "R0");
+  EXPECT_TRUE(a.vector_fixups.empty());  // the store reuses the loaded vector
+  EXPECT_EQ(a.count, 8u);
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+TEST(PtxRegAlloc, StoreVectorOfSeparatelyComputedValues) {
+  Module m = parse_kernel(R"(	.reg .b32 %r<5>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_p];
+	mov.u32 %r1, %tid.x;
+	add.s32 %r2, %r1, 1;
+	st.global.v2.u32 [%rd1], {%r1, %r2};
+	add.s32 %r3, %r1, 2;
+	st.global.v2.u32 [%rd1], {%r3, %r3};
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  const RegAlloc a = allocate_registers(k);
+  EXPECT_EQ(name_of(k, a, "%r1"), "R2");
+  EXPECT_EQ(name_of(k, a, "%r2"), "R3");
+  EXPECT_THAT(a.vector_fixups, ElementsAre(5u));  // {%r3, %r3}: ptxas needs a move
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+TEST(PtxRegAlloc, PredicatesHaveTheirOwnFile) {
+  Module m = parse_kernel(R"(	.reg .pred %p<4>;
+	.reg .b32 %r<3>;
+	mov.u32 %r1, %tid.x;
+	setp.eq.s32 %p1, %r1, 0;
+	setp.eq.s32 %p2, %r1, 1;
+	or.pred %p3, %p1, %p2;
+	selp.b32 %r2, 1, 0, %p3;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  const RegAlloc a = allocate_registers(k);
+  EXPECT_EQ(name_of(k, a, "%r1"), "R0");
+  EXPECT_EQ(name_of(k, a, "%p1"), "P0");
+  EXPECT_EQ(name_of(k, a, "%p2"), "P1");
+  EXPECT_EQ(name_of(k, a, "%p3"), "P0");
+  EXPECT_EQ(name_of(k, a, "%r2"), "R0");
+  EXPECT_EQ(a.count, 1u);  // predicates are not counted
+  EXPECT_EQ(a.pred_count, 2u);
+  EXPECT_EQ(a.max_live_preds, 2u);
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+TEST(PtxRegAlloc, OverTheCapIsReportedNotSpilled) {
+  std::string body = "\t.reg .pred %p<9>;\n\t.reg .b32 %r<9>;\n\tmov.u32 %r0, %tid.x;\n";
+  for (int i = 1; i <= 8; ++i) {
+    body += "\tadd.s32 %r" + std::to_string(i) + ", %r0, " + std::to_string(i) + ";\n";
+    body += "\tsetp.eq.s32 %p" + std::to_string(i) + ", %r0, " + std::to_string(i) + ";\n";
+  }
+  for (int i = 1; i <= 8; ++i)
+    body += "\t@%p" + std::to_string(i) + " st.global.u32 [%r0], %r" + std::to_string(i) + ";\n";
+  body += "\tret;\n";
+  Module m = parse_kernel(body);
+  const Function& k = fn(m, "k");
+  RegAllocOptions opt;
+  opt.cap = 6;
+  const RegAlloc a = allocate_registers(k, opt);
+  EXPECT_EQ(a.count, 9u);
+  EXPECT_EQ(a.pred_count, 8u);
+  EXPECT_TRUE(a.over_cap);
+  EXPECT_EQ(a.note, "needs 9 > cap 6 registers; needs 8 > cap 7 predicates");
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+TEST(PtxRegAlloc, CopiesAndPackShareRegisters) {
+  Module m = parse_kernel(R"(	.reg .b32 %r<4>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [k_p];
+	mov.b64 {%r1, %r2}, %rd1;
+	add.s32 %r3, %r1, 1;
+	mov.b64 %rd2, {%r3, %r2};
+	mov.u64 %rd1, %rd2;
+	st.global.u32 [%rd1], %r3;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  const RegAlloc a = allocate_registers(k);
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R0:R1");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R0");  // unpack: the halves of %rd1
+  EXPECT_EQ(name_of(k, a, "%r2"), "R1");
+  EXPECT_EQ(name_of(k, a, "%r3"), "R2");      // live across the redefinition of %rd1
+  EXPECT_EQ(name_of(k, a, "%rd2"), "R0:R1");  // packed where %r2 is, then copied in place
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
+// Random straight-line SSA programs of 32-bit values: their interference graphs are interval
+// graphs, for which colouring in definition order is optimal.
+TEST(PtxRegAlloc, RandomStraightLineSsaIsOptimal) {
+  std::mt19937 rng(14);
+  for (int iter = 0; iter < 40; ++iter) {
+    const int n = 5 + int(rng() % 40);
+    std::string body = "\t.reg .b32 %r<" + std::to_string(n + 1) + ">;\n\t.reg .b64 %rd<2>;\n";
+    body += "\tld.param.u64 %rd1, [k_p];\n\tmov.u32 %r0, %tid.x;\n";
+    for (int i = 1; i <= n; ++i) {
+      const int x = int(rng() % uint32_t(i)), y = int(rng() % uint32_t(i));
+      body += "\tadd.s32 %r" + std::to_string(i) + ", %r" + std::to_string(x) + ", %r" +
+              std::to_string(y) + ";\n";
+      if (rng() % 3 == 0)
+        body += "\tst.global.u32 [%rd1], %r" + std::to_string(rng() % uint32_t(i + 1)) + ";\n";
+    }
+    body += "\tst.global.u32 [%rd1], %r" + std::to_string(n) + ";\n\tret;\n";
+    Module m = parse_kernel(body);
+    const Function& k = fn(m, "k");
+    const RegAlloc a = allocate_registers(k);
+    ASSERT_EQ(a.count, a.max_live) << body;
+    ASSERT_EQ(check_allocation(k, a), "") << body;
+  }
+}
+
+/// Allocates and checks every function of every .ptx file under `dir` (recursively).
+int check_ptx_dir(const std::string& dir, bool skip_unparsable) {
+  int functions = 0;
+  if (!std::filesystem::is_directory(dir)) return 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.path().extension() != ".ptx") continue;
+    Module m;
+    try {
+      m = parse_module(testing::read_text(e.path().string()), e.path().string());
+    } catch (const std::exception& ex) {
+      if (std::string(ex.what()).find("never defined") != std::string::npos) {
+        // One translation unit of an -rdc program: link its directory's files.
+        try {
+          m = Module();
+          for (const auto& u : std::filesystem::directory_iterator(e.path().parent_path()))
+            if (u.path().extension() == ".ptx")
+              add_translation_unit(m, testing::read_text(u.path().string()), u.path().string());
+          finalize_module(m);
+        } catch (const std::exception& ex2) {
+          if (!skip_unparsable) ADD_FAILURE() << e.path() << ": " << ex2.what();
+          continue;
+        }
+      } else {
+        if (!skip_unparsable) ADD_FAILURE() << e.path() << ": " << ex.what();
+        continue;
+      }
+    }
+    for (const Function& f : m.funcs) {
+      if (!f.defined) continue;
+      ++functions;
+      const RegAlloc a = allocate_registers(f);
+      SCOPED_TRACE(e.path().string() + " " + f.name);
+      // Values that are copies of each other may share a register while both are live.
+      bool shared_copy = false;
+      for (const Instruction& in : f.insts)
+        if (in.op == Op::mov && in.ops.size() == 2 && in.ops[0].kind == OperandKind::reg &&
+            in.ops[1].kind == OperandKind::reg &&
+            a.regs[in.ops[0].id].base == a.regs[in.ops[1].id].base)
+          shared_copy = true;
+      if (!shared_copy) {
+        EXPECT_GE(a.count, a.max_live);
+      }
+      // Also counting dead definitions, the bound is at least cfg.h's estimate.
+      EXPECT_GE(a.max_live, compute_liveness(f).max_live_slots);
+      EXPECT_EQ(check_allocation(f, a), "");
+    }
+  }
+  return functions;
+}
+
+// Every function of every committed PTX file (hand-written and nvcc-generated) allocates, the
+// checker accepts it, and the count is at least the live lower bound.
+TEST(PtxRegAlloc, AllCommittedPtxAllocatesAndChecks) {
+  const std::string dir = SIMTLAB_TEST_DATA_DIR;
+  const int functions = check_ptx_dir(dir + "/ptx", false) +
+                        check_ptx_dir(dir + "/ptx_corpus", true);  // some are meant to fail
+  EXPECT_GT(functions, 20);
+}
+
+// The same for the PTX nvcc generates in a build with CUDA tests (feature kernels, test
+// programs), and for any directories in $SIMTLAB_REGALLOC_PTX_DIRS (colon-separated).
+TEST(PtxRegAlloc, GeneratedPtxAllocatesAndChecks) {
+  std::vector<std::string> dirs;
+  const std::string build = SIMTLAB_BUILD_DIR;
+  for (const char* sub : {"/tests/kernels/features", "/tests/kernels/exec", "/tests/ptx/programs"})
+    dirs.push_back(build + sub);
+  if (const char* env = std::getenv("SIMTLAB_REGALLOC_PTX_DIRS")) {
+    std::string list = env;
+    for (size_t p = 0; p <= list.size();) {
+      const size_t q = std::min(list.find(':', p), list.size());
+      if (q > p) dirs.push_back(list.substr(p, q - p));
+      p = q + 1;
+    }
+  }
+  int functions = 0;
+  for (const std::string& d : dirs) functions += check_ptx_dir(d, false);
+  if (functions == 0) GTEST_SKIP() << "no generated PTX (SIMTLAB_CUDA_TESTS=OFF)";
+}
+
+}  // namespace
+}  // namespace simtlab::ptx
