@@ -96,7 +96,7 @@ class Session {
   nlohmann::json run_gpu_;             // sum of every kernel's stats tree (timing mode)
   std::FILE* spool_ = nullptr;         // kernel entries (JSON, one per line) when stats_path is set
   std::vector<nlohmann::json> trace_;  // per kernel: trace events (only with --trace)
-  uint64_t cycles_sum_ = 0;  // cycles of the kernels added so far
+  uint64_t cycles_sum_ = 0;            // cycles of the kernels added so far
   bool csv_header_checked_ = false;
   int interrupted_ = 0;
   bool finished_ = false;
