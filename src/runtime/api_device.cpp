@@ -9,6 +9,7 @@
 
 #include "base/bits.h"
 #include "runtime/runtime.h"
+#include "timing/gpu/gpu.h"
 
 using simtlab::runtime::Runtime;
 
@@ -181,21 +182,16 @@ int Runtime::attribute(cudaDeviceAttr a, bool* ok) const {
 }
 
 int Runtime::occupancy_blocks(const func::Program& k, int block_threads, size_t dyn_shared) const {
-  const auto& s = params_.sm;
   if (block_threads <= 0) return 0;
-  const uint32_t warps = (uint32_t(block_threads) + s.warp_size - 1) / s.warp_size;
-  uint32_t limit = s.max_ctas;
-  limit = std::min(limit, s.num_warps / std::max(warps, 1u));
-  limit = std::min(limit, s.max_threads / uint32_t(block_threads));
   uint32_t regs = 0;
   for (const auto& kr : kernels_)
     if (kr->prog == &k) regs = registers_per_thread(*kr);
   if (!regs) regs = k.estimated_regs;
-  const uint64_t regs_per_warp = align_up(uint64_t(regs) * s.warp_size, s.reg_alloc_granularity);
-  if (regs_per_warp) limit = std::min<uint64_t>(limit, s.registers / (regs_per_warp * warps));
-  const uint64_t smem = align_up(k.layout.static_shared + dyn_shared, s.shared_granularity);
-  if (smem) limit = std::min<uint64_t>(limit, s.shared_bytes / smem);
-  return int(limit);
+  // The timing model's own calculator, so the occupancy API, the stats and the simulated SM
+  // agree (threads and registers per whole warp, shared memory in its allocation unit).
+  const timing::CtaNeeds n = timing::cta_needs(params_.sm, Dim3{uint32_t(block_threads), 1, 1},
+                                               regs, uint32_t(k.layout.static_shared + dyn_shared));
+  return int(timing::ctas_per_sm(params_.sm, n));
 }
 
 }  // namespace simtlab::runtime

@@ -172,6 +172,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
   if (!k.error.empty()) e["error"] = k.error;
   e["grid"] = {k.grid.x, k.grid.y, k.grid.z};
   e["block"] = {k.block.x, k.block.y, k.block.z};
+  e["static_shared_bytes"] = k.static_shared;
   e["dynamic_shared_bytes"] = k.dynamic_shared;
   e["regs_per_thread"] = k.regs_per_thread;
   e["regs_source"] = k.regs_source;
@@ -197,6 +198,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     e["occupancy"] = extra.value("occupancy", json::object());
     e["stats"] = {{"gpu", std::move(gpu)}};
   }
+  if (!e.contains("occupancy") && k.occupancy.is_object()) e["occupancy"] = k.occupancy;
   return e;
 }
 

@@ -21,6 +21,7 @@
 #include "config/config.h"
 #include "runtime/engine_factory.h"
 #include "runtime/loaded_memory.h"
+#include "timing/gpu/gpu.h"
 
 namespace simtlab::runtime {
 
@@ -619,6 +620,16 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
   rec.regs_per_thread = regs;
   rec.regs_source = ra.source;
   rec.regs_wanted = ra.wanted;
+  rec.static_shared = k.prog->layout.static_shared;
+  {
+    const timing::CtaNeeds n =
+        timing::cta_needs(params_.sm, b, regs, uint32_t(k.prog->layout.static_shared + shared));
+    rec.occupancy = {{"regs_per_thread", regs},
+                     {"ctas_per_sm", timing::ctas_per_sm(params_.sm, n)},
+                     {"warps_per_cta", n.warps},
+                     {"shared_per_cta", n.shared},
+                     {"regs_per_cta", n.regs}};
+  }
   if (deferred(s)) {
     func::StreamOp op;
     op.kind = func::StreamOp::Kind::kernel;

@@ -38,8 +38,11 @@ struct KernelRecord {
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
   uint32_t regs_per_thread = 0;
-  std::string regs_source;   // "cubin" or "ptx-estimate"
-  uint32_t regs_wanted = 0;  // before the cap for the simulated GPU (Runtime::register_alloc)
+  std::string regs_source;     // "cubin" or "ptx-estimate"
+  uint32_t regs_wanted = 0;    // before the cap for the simulated GPU (Runtime::register_alloc)
+  uint32_t static_shared = 0;  // bytes of .shared the kernel declares (per CTA)
+  nlohmann::json occupancy;    // resources per CTA and CTAs per SM (timing::cta_needs) for the
+                               // simulated GPU; the stats tree's own copy wins in timing mode
   func::LaunchResult result;
   double wall_seconds = 0;
   KernelStatus status = KernelStatus::completed;
