@@ -1,0 +1,750 @@
+// `simtlab sweep run|status|collect|exec`: design-space sweeps from an experiment file
+// (experiments/*.yaml; format in docs/experiments.md): workloads x variants x repetitions, one
+// `simtlab run` each, resumable, with one tidy CSV at the end.
+//
+// Layout of a sweep's output directory (deterministic; the same for every backend):
+//   OUT/plan.json                        the runs: id, workload, variant, repetition, command
+//   OUT/experiment.yaml                  a copy of the experiment file the plan came from
+//   OUT/runs/<workload>/<variant>[.r<k>]/
+//        command.txt stdout.txt stderr.txt stats.json
+//        status.json                     written last (atomically) by `sweep exec`:
+//                                        {status, exit_code, reason, attempt, wall_seconds,
+//                                         stderr_tail, plan_hash}
+//   OUT/results.csv                      `sweep collect`
+// A run counts as finished when its status.json says "passed" for the same command
+// (plan_hash); `sweep run` skips those, so an interrupted sweep resumes where it stopped. A run
+// that fails is retried once in the same invocation and then reported with its stderr tail.
+//
+// Every run goes through `simtlab sweep exec OUT --run ID` (the local backend starts those
+// itself, N at a time), so a cluster backend only has to start the same command per task.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "config/config.h"
+#include "tools/commands.h"
+#include "tools/manifest.h"
+#include "tools/paths.h"
+#include "tools/tool_util.h"
+
+namespace simtlab::tools {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Variant {
+  std::string name, gpu, mode;
+  std::vector<std::string> sets;
+};
+
+struct Run {
+  std::string id;  // "<workload>/<variant>" or "<workload>/<variant>.r<k>"
+  std::string workload, variant;
+  int rep = 0;
+  bool self_checking = false;     // a suite workload: must end with a PASSED line
+  std::vector<std::string> argv;  // the full command (simtlab run ... -- program args)
+  std::string cwd;                // "" = the sweep's working directory
+  std::string hash;               // of argv + cwd: a changed command is not "finished"
+};
+
+struct Experiment {
+  std::string path, name, description, baseline;
+  std::vector<Variant> variants;
+  std::vector<Run> runs;
+  std::vector<const Workload*> suite_workloads;  // to build
+  double timeout = 0;
+  std::vector<std::string> config_keys;  // every key a variant or the experiment overrides
+};
+
+std::string hash_hex(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
+
+[[noreturn]] void bad(const std::string& file, const std::string& path, const std::string& what) {
+  throw UserError(fmt::format("{}: {}: {}", file, path, what));
+}
+
+std::vector<std::string> str_list(const std::string& file, const YAML::Node& n,
+                                  const std::string& path) {
+  std::vector<std::string> out;
+  if (!n || n.IsNull()) return out;
+  if (!n.IsSequence()) bad(file, path, "expected a list of strings");
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (!n[i].IsScalar()) bad(file, fmt::format("{}[{}]", path, i), "expected a string");
+    out.push_back(n[i].as<std::string>());
+  }
+  return out;
+}
+
+std::string scalar(const std::string& file, const YAML::Node& m, const std::string& path,
+                   const char* key, const std::string& def) {
+  const YAML::Node n = m[key];
+  if (!n || n.IsNull()) return def;
+  if (!n.IsScalar()) bad(file, path.empty() ? key : path + "." + key, "expected a string");
+  return n.as<std::string>();
+}
+
+void only_keys(const std::string& file, const YAML::Node& n, const std::string& path,
+               std::initializer_list<const char*> allowed) {
+  if (!n.IsMap()) bad(file, path.empty() ? "(top level)" : path, "expected a mapping");
+  for (const auto& kv : n) {
+    const std::string k = kv.first.as<std::string>();
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
+      bad(file, path.empty() ? k : path + "." + k,
+          fmt::format("unknown key (expected one of: {})",
+                      join(std::vector<std::string>(allowed.begin(), allowed.end()), ", ")));
+  }
+}
+
+double number(const std::string& file, const YAML::Node& m, const std::string& key, double def,
+              double lo, double hi) {
+  const YAML::Node n = m[key];
+  if (!n || n.IsNull()) return def;
+  double v = 0;
+  try {
+    v = n.as<double>();
+  } catch (const YAML::Exception&) {
+    bad(file, key,
+        fmt::format("expected a number, got '{}'", n.IsScalar() ? n.as<std::string>() : "?"));
+  }
+  if (!(v >= lo && v <= hi)) bad(file, key, fmt::format("{} is outside [{}, {}]", v, lo, hi));
+  return v;
+}
+
+/// Read and validate the experiment, and plan its runs. Every problem (unknown key, unknown
+/// workload or set, a --set the configuration refuses, a missing program) is reported here,
+/// before anything runs.
+Experiment load_experiment(const std::string& file, const Manifest* manifest,
+                           const std::string& bin_dir, const std::string& self) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::BadFile&) {
+    throw UserError(fmt::format("{}: cannot read the experiment file", file));
+  } catch (const YAML::Exception& e) {
+    throw UserError(fmt::format("{}:{}:{}: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  only_keys(file, root, "",
+            {"experiment", "description", "workloads", "scaled", "gpu", "mode", "set", "baseline",
+             "variants", "repetitions", "timeout"});
+  Experiment x;
+  x.path = file;
+  x.name = scalar(file, root, "", "experiment", "");
+  if (x.name.empty()) bad(file, "experiment", "missing (the experiment's name)");
+  x.description = scalar(file, root, "", "description", "");
+  const std::string gpu = scalar(file, root, "", "gpu", "fermi-gtx480");
+  const std::string mode = scalar(file, root, "", "mode", "timing");
+  if (mode != "timing" && mode != "functional")
+    bad(file, "mode", fmt::format("'{}' is not timing or functional", mode));
+  const std::vector<std::string> common = str_list(file, root["set"], "set");
+  const bool scaled =
+      root["scaled"] && root["scaled"].IsScalar() && root["scaled"].as<std::string>() == "true";
+  const int reps = int(number(file, root, "repetitions", 1, 1, 1000));
+  x.timeout = number(file, root, "timeout", 0, 0, 1e7);
+
+  // Variants, in file order.
+  const YAML::Node vs = root["variants"];
+  if (!vs || !vs.IsMap() || vs.size() == 0)
+    bad(file, "variants", "missing or not a mapping of variant name -> {gpu, set, mode}");
+  std::set<std::string> keys;
+  for (const std::string& s : common) keys.insert(s.substr(0, s.find('=')));
+  for (const auto& kv : vs) {
+    Variant v;
+    v.name = kv.first.as<std::string>();
+    const std::string p = "variants." + v.name;
+    if (v.name.empty() || v.name.find_first_of("/ \t") != std::string::npos)
+      bad(file, p, "a variant name must be non-empty without '/' or spaces");
+    const YAML::Node n = kv.second.IsNull() ? YAML::Node(YAML::NodeType::Map) : kv.second;
+    only_keys(file, n, p, {"gpu", "set", "mode", "description"});
+    v.gpu = scalar(file, n, p, "gpu", gpu);
+    v.mode = scalar(file, n, p, "mode", mode);
+    if (v.mode != "timing" && v.mode != "functional")
+      bad(file, p + ".mode", fmt::format("'{}' is not timing or functional", v.mode));
+    v.sets = common;
+    for (const std::string& s : str_list(file, n["set"], p + ".set")) {
+      v.sets.push_back(s);
+      keys.insert(s.substr(0, s.find('=')));
+    }
+    try {
+      std::vector<std::string> all = v.sets;
+      all.push_back("sim.mode=" + v.mode);
+      resolve_config(v.gpu, all, nullptr, nullptr);
+    } catch (const UserError& e) {
+      bad(file, p, e.what());
+    }
+    x.variants.push_back(std::move(v));
+  }
+  x.config_keys.assign(keys.begin(), keys.end());
+  x.baseline = scalar(file, root, "", "baseline", x.variants.front().name);
+  if (std::none_of(x.variants.begin(), x.variants.end(),
+                   [&](const Variant& v) { return v.name == x.baseline; }))
+    bad(file, "baseline", fmt::format("'{}' is not one of the variants", x.baseline));
+
+  // Workloads: suite workloads (by name or set) or arbitrary commands.
+  struct W {
+    std::string name;
+    const Workload* suite = nullptr;
+    std::vector<std::string> command;
+    std::string cwd;
+  };
+  std::vector<W> ws;
+  std::set<std::string> seen;
+  const YAML::Node wl = root["workloads"];
+  if (!wl || !wl.IsSequence() || wl.size() == 0) bad(file, "workloads", "missing or empty list");
+  auto need_manifest = [&](const std::string& p) {
+    if (!manifest) bad(file, p, "needs the workload manifest, which was not found");
+  };
+  for (size_t i = 0; i < wl.size(); ++i) {
+    const std::string p = fmt::format("workloads[{}]", i);
+    const YAML::Node n = wl[i];
+    only_keys(file, n, p, {"workload", "set", "name", "command", "cwd"});
+    if (n["workload"]) {
+      need_manifest(p);
+      const std::string name = scalar(file, n, p, "workload", "");
+      const Workload* w = manifest->find(name);
+      if (!w)
+        bad(file, p + ".workload", fmt::format("no workload '{}' in {}", name, manifest->path));
+      if (seen.insert(name).second) ws.push_back({name, w, {}, ""});
+    } else if (n["set"]) {
+      need_manifest(p);
+      const std::string set = scalar(file, n, p, "set", "");
+      if (!manifest->sets.count(set))
+        bad(file, p + ".set", fmt::format("no set '{}' in {}", set, manifest->path));
+      for (const auto& w : manifest->workloads)
+        if (w.in_set(set) && seen.insert(w.name).second) ws.push_back({w.name, &w, {}, ""});
+    } else if (n["command"]) {
+      W w;
+      w.name = scalar(file, n, p, "name", "");
+      if (w.name.empty() || w.name.find_first_of("/ \t") != std::string::npos)
+        bad(file, p + ".name", "a command needs a name without '/' or spaces");
+      w.command = str_list(file, n["command"], p + ".command");
+      if (w.command.empty()) bad(file, p + ".command", "empty");
+      w.cwd = scalar(file, n, p, "cwd", "");
+      const fs::path prog = fs::path(w.cwd.empty() ? "." : w.cwd) / w.command[0];
+      if (w.command[0].find('/') != std::string::npos && access(prog.c_str(), X_OK) != 0)
+        bad(file, p + ".command[0]", fmt::format("{} is not an executable file", prog.string()));
+      if (!seen.insert(w.name).second)
+        bad(file, p + ".name", fmt::format("workload name '{}' appears twice", w.name));
+      ws.push_back(std::move(w));
+    } else {
+      bad(file, p, "needs one of: workload, set, command");
+    }
+  }
+  for (const W& w : ws)
+    if (w.suite) x.suite_workloads.push_back(w.suite);
+
+  for (const W& w : ws)
+    for (const Variant& v : x.variants)
+      for (int r = 0; r < reps; ++r) {
+        Run run;
+        run.workload = w.name;
+        run.variant = v.name;
+        run.rep = r;
+        run.id = w.name + "/" + v.name + (reps > 1 ? fmt::format(".r{}", r) : "");
+        run.self_checking = w.suite != nullptr;
+        run.cwd = w.cwd;
+        run.argv = {self, "run", "--gpu", v.gpu, "--mode", v.mode};
+        for (const auto& s : v.sets) run.argv.insert(run.argv.end(), {"--set", s});
+        run.argv.insert(run.argv.end(), {"--no-progress", "--stats", "@RUNDIR@/stats.json", "--"});
+        if (w.suite) {
+          run.argv.push_back((fs::path(bin_dir) / w.suite->binary).string());
+          const auto& args =
+              scaled && !w.suite->scaled_args.empty() ? w.suite->scaled_args : w.suite->args;
+          run.argv.insert(run.argv.end(), args.begin(), args.end());
+        } else {
+          run.argv.insert(run.argv.end(), w.command.begin(), w.command.end());
+        }
+        run.hash = hash_hex(join(run.argv, "\x1f") + "\x1e" + run.cwd);
+        x.runs.push_back(std::move(run));
+      }
+  return x;
+}
+
+json plan_json(const Experiment& x) {
+  json runs = json::array();
+  for (const Run& r : x.runs)
+    runs.push_back({{"id", r.id},
+                    {"workload", r.workload},
+                    {"variant", r.variant},
+                    {"rep", r.rep},
+                    {"self_checking", r.self_checking},
+                    {"argv", r.argv},
+                    {"cwd", r.cwd},
+                    {"hash", r.hash}});
+  json variants = json::array();
+  for (const Variant& v : x.variants)
+    variants.push_back({{"name", v.name}, {"gpu", v.gpu}, {"mode", v.mode}, {"set", v.sets}});
+  return {{"experiment", x.name}, {"description", x.description}, {"baseline", x.baseline},
+          {"timeout", x.timeout}, {"config_keys", x.config_keys}, {"variants", variants},
+          {"runs", runs}};
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream f(p);
+  if (!f) return json();
+  try {
+    return json::parse(f);
+  } catch (const std::exception&) {
+    return json();
+  }
+}
+
+json load_plan(const std::string& out) {
+  const json plan = read_json(fs::path(out) / "plan.json");
+  if (!plan.is_object() || !plan.contains("runs"))
+    fatal(
+        "simtlab sweep: {} holds no sweep (no readable plan.json); run `simtlab sweep run "
+        "EXP.yaml --out {}` first",
+        out, out);
+  return plan;
+}
+
+fs::path run_dir(const std::string& out, const std::string& id) {
+  return fs::path(out) / "runs" / id;
+}
+
+/// "passed", "failed", "timeout" or "pending" (no status, or one for another command).
+std::string run_state(const std::string& out, const json& run, json* status = nullptr) {
+  const json st = read_json(run_dir(out, run["id"].get<std::string>()) / "status.json");
+  if (status) *status = st;
+  if (!st.is_object() || st.value("plan_hash", "") != run["hash"].get<std::string>())
+    return "pending";
+  return st.value("status", "pending");
+}
+
+/// `sweep exec`: one run, start to status.json.
+int exec_run(const std::string& out, const std::string& id, int attempt) {
+  const json plan = load_plan(out);
+  const json* run = nullptr;
+  for (const json& r : plan["runs"])
+    if (r["id"] == id) run = &r;
+  if (!run) fatal("simtlab sweep exec: no run '{}' in {}/plan.json", id, out);
+  const fs::path dir = run_dir(out, id);
+  fs::create_directories(dir);
+  std::error_code ec;
+  for (const char* f : {"status.json", "stats.json"}) fs::remove(dir / f, ec);
+  std::vector<std::string> argv;
+  for (const json& a : (*run)["argv"]) {
+    std::string s = a.get<std::string>();
+    if (const size_t at = s.find("@RUNDIR@"); at != std::string::npos)
+      s.replace(at, 8, fs::absolute(dir).string());
+    argv.push_back(s);
+  }
+  write_file_atomic((dir / "command.txt").string(), join(argv, " ") + "\n");
+  const std::string cwd = (*run)["cwd"].get<std::string>();
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  {
+    // The child starts in the run's cwd; our own paths are absolute by now.
+    const fs::path here = fs::current_path();
+    if (!cwd.empty()) fs::current_path(cwd);
+    pid = spawn(argv, fs::absolute(here / dir / "stdout.txt").string(),
+                fs::absolute(here / dir / "stderr.txt").string());
+    if (!cwd.empty()) fs::current_path(here);
+  }
+  const double timeout = plan.value("timeout", 0.0);
+  int st = 0;
+  bool timed_out = false;
+  for (;;) {
+    const pid_t w = waitpid(pid, &st, WNOHANG);
+    if (w == pid) break;
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (timeout > 0 && el > timeout && !timed_out) {
+      kill(pid, SIGTERM);  // simtlab still writes the stats of the interrupted kernel
+      timed_out = true;
+    }
+    if (timed_out && el > timeout + 30) kill(pid, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  json s;
+  s["plan_hash"] = (*run)["hash"];
+  s["attempt"] = attempt;
+  s["wall_seconds"] = wall;
+  s["exit_code"] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  const std::string last = last_line((dir / "stdout.txt").string());
+  std::string status = "passed", reason;
+  if (timed_out) {
+    status = "timeout";
+    reason = fmt::format("stopped after {:.0f} s (timeout)", timeout);
+  } else if (WIFSIGNALED(st)) {
+    status = "failed";
+    reason = fmt::format("killed by signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)));
+  } else if (WEXITSTATUS(st) != 0) {
+    status = "failed";
+    reason = fmt::format("exit code {}", WEXITSTATUS(st));
+  } else if ((*run)["self_checking"].get<bool>() && last != "PASSED") {
+    status = "failed";
+    reason = "the program did not print PASSED";
+  }
+  if (status != "passed" && !last.empty()) reason += ": " + last;
+  s["status"] = status;
+  s["reason"] = reason;
+  s["stderr_tail"] = status == "passed" ? "" : tail_lines((dir / "stderr.txt").string(), 10);
+  write_file_atomic((dir / "status.json").string(), s.dump(2) + "\n");
+  return status == "passed" ? 0 : 1;
+}
+
+struct Counts {
+  size_t passed = 0, failed = 0, pending = 0;
+};
+
+Counts count_states(const std::string& out, const json& plan) {
+  Counts c;
+  for (const json& r : plan["runs"]) {
+    const std::string s = run_state(out, r);
+    if (s == "passed")
+      ++c.passed;
+    else if (s == "pending")
+      ++c.pending;
+    else
+      ++c.failed;
+  }
+  return c;
+}
+
+/// The local backend: `simtlab sweep exec` children, `jobs` at a time; a failed run is tried
+/// once more. Returns the number of runs that did not pass.
+size_t run_local(const std::string& out, const json& plan, const std::vector<std::string>& todo,
+                 unsigned jobs, const std::string& self) {
+  struct Job {
+    std::string id;
+    int attempt;
+    pid_t pid;
+    std::chrono::steady_clock::time_point t0;
+  };
+  std::deque<std::pair<std::string, int>> queue;
+  for (const auto& id : todo) queue.push_back({id, 1});
+  std::vector<Job> running;
+  const size_t total = todo.size();
+  size_t done = 0, failed = 0;
+  double busy = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path logs = fs::path(out) / "logs";
+  fs::create_directories(logs);
+  while (!queue.empty() || !running.empty()) {
+    while (running.size() < jobs && !queue.empty()) {
+      auto [id, attempt] = queue.front();
+      queue.pop_front();
+      std::string flat = id;
+      std::replace(flat.begin(), flat.end(), '/', '~');
+      const std::string log = (logs / (flat + ".log")).string();
+      running.push_back(
+          {id, attempt,
+           spawn({self, "sweep", "exec", out, "--run", id, "--attempt", std::to_string(attempt)},
+                 log, log),
+           std::chrono::steady_clock::now()});
+    }
+    int st = 0;
+    const pid_t pid = waitpid(-1, &st, 0);
+    if (pid < 0) break;
+    auto it =
+        std::find_if(running.begin(), running.end(), [&](const Job& j) { return j.pid == pid; });
+    if (it == running.end()) continue;
+    const Job j = *it;
+    running.erase(it);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - j.t0).count();
+    json status;
+    const json* run = nullptr;
+    for (const json& r : plan["runs"])
+      if (r["id"] == j.id) run = &r;
+    const std::string state = run ? run_state(out, *run, &status) : "failed";
+    if (state != "passed" && j.attempt == 1) {
+      std::fprintf(stderr, "simtlab sweep: %s %s (%s); trying it once more\n", j.id.c_str(),
+                   state.c_str(), status.value("reason", std::string("no status written")).c_str());
+      queue.push_back({j.id, 2});
+      continue;
+    }
+    ++done;
+    busy += wall;
+    if (state != "passed") {
+      ++failed;
+      std::fprintf(stderr, "simtlab sweep: %s %s after 2 attempts: %s\n%s\n", j.id.c_str(),
+                   state.c_str(), status.value("reason", std::string("no status written")).c_str(),
+                   status.value("stderr_tail", std::string()).c_str());
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double eta = busy / double(done) * double(total - done) / double(jobs);
+    std::fprintf(stderr, "[%zu/%zu] %zu failed, %zu running | %-34s %6.1fs | elapsed %s, ETA %s\n",
+                 done, total, failed, running.size(), j.id.c_str(), wall, fmt_secs(elapsed).c_str(),
+                 fmt_secs(eta).c_str());
+  }
+  return failed;
+}
+
+/// A JSON scalar as a CSV field.
+std::string scalar_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number()) return num(v.get<double>());
+  return v.is_null() ? "" : v.dump();
+}
+
+/// Every scalar of a stats tree, by dotted path, skipping per-instance subtrees (sm[3],
+/// dram[0], partition[1], ...) whose sums are in *_total; a stat node gives its value/total.
+void flatten_stats(const json& node, const std::string& path, std::map<std::string, double>& out) {
+  if (!node.is_object()) {
+    if (node.is_number()) out[path] = node.get<double>();
+    return;
+  }
+  for (const char* k : {"value", "total"})
+    if (node.contains(k) && node[k].is_number()) {
+      out[path] = node[k].get<double>();
+      return;
+    }
+  for (const auto& [k, v] : node.items()) {
+    if (k.find('[') != std::string::npos || k == "desc" || k == "unit" || k == "formula") continue;
+    flatten_stats(v, path.empty() ? k : path + "." + k, out);
+  }
+}
+
+const json* config_value(const json& values, const std::string& key) {
+  const json* cur = &values;
+  size_t b = 0;
+  while (b <= key.size()) {
+    size_t e = key.find('.', b);
+    if (e == std::string::npos) e = key.size();
+    const std::string k = key.substr(b, e - b);
+    if (!cur->is_object() || !cur->contains(k)) return nullptr;
+    cur = &(*cur)[k];
+    b = e + 1;
+  }
+  return cur;
+}
+
+/// `sweep collect`: one row per run x kernel launch (a failed run without stats: one row with
+/// its status), config columns for every overridden key, then every scalar stat (sorted), then
+/// the host-time columns (the only ones that differ between two runs of the same sweep).
+// Columns: experiment, workload, variant, baseline (1/0), rep, run_status, preset,
+// config_hash, cfg:<key> ..., kernel, kernel_base, launch, kernel_status, grid, block,
+// regs_per_thread, shared_bytes, ctas_per_sm, cycles, warp_insts, thread_insts,
+// stat:<dotted path> ..., host_run_seconds, host_kernel_seconds.
+size_t collect(const std::string& out, const std::string& csv_path) {
+  const json plan = load_plan(out);
+  std::vector<std::string> keys;
+  for (const json& k : plan.value("config_keys", json::array()))
+    keys.push_back(k.get<std::string>());
+  struct Row {
+    std::vector<std::string> fixed;
+    std::map<std::string, double> stats;
+    std::string host_run, host_kernel;
+  };
+  std::vector<Row> rows;
+  std::set<std::string> stat_names;
+  for (const json& r : plan["runs"]) {
+    json status;
+    const std::string state = run_state(out, r, &status);
+    const json stats = read_json(run_dir(out, r["id"].get<std::string>()) / "stats.json");
+    std::vector<std::string> base = {
+        plan.value("experiment", ""),        r["workload"].get<std::string>(),
+        r["variant"].get<std::string>(),     r["variant"] == plan.value("baseline", "") ? "1" : "0",
+        std::to_string(r["rep"].get<int>()), state};
+    const json cfg = stats.is_object() ? stats.value("config", json::object()) : json::object();
+    base.push_back(cfg.value("preset", ""));
+    base.push_back(cfg.value("hash", ""));
+    for (const auto& k : keys) {
+      const json* v = cfg.contains("values") ? config_value(cfg["values"], k) : nullptr;
+      base.push_back(v ? scalar_text(*v) : "");
+    }
+    const std::string host_run = status.is_object() ? num(status.value("wall_seconds", 0.0)) : "";
+    const json kernels = stats.is_object() ? stats.value("kernels", json::array()) : json::array();
+    if (kernels.empty()) {
+      Row row;
+      row.fixed = base;
+      row.fixed.resize(base.size() + 12);
+      row.host_run = host_run;
+      rows.push_back(std::move(row));
+      continue;
+    }
+    const json host = stats.is_object() && stats.contains("host")
+                          ? stats["host"].value("kernels", json::array())
+                          : json::array();
+    for (size_t ki = 0; ki < kernels.size(); ++ki) {
+      const json& k = kernels[ki];
+      Row row;
+      row.fixed = base;
+      const std::string sym = k.value("name", "");
+      auto dims = [](const json& d) {
+        return d.is_array() && d.size() == 3
+                   ? fmt::format("{}x{}x{}", d[0].get<uint64_t>(), d[1].get<uint64_t>(),
+                                 d[2].get<uint64_t>())
+                   : std::string();
+      };
+      const json occ = k.value("occupancy", json::object());
+      row.fixed.insert(
+          row.fixed.end(),
+          {sym, kernel_base_name(sym), std::to_string(k.value("index", 0)), k.value("status", ""),
+           dims(k.value("grid", json())), dims(k.value("block", json())),
+           std::to_string(k.value("regs_per_thread", 0)),
+           std::to_string(k.value("static_shared_bytes", 0) + k.value("dynamic_shared_bytes", 0)),
+           occ.contains("ctas_per_sm") ? scalar_text(occ["ctas_per_sm"]) : "",
+           std::to_string(k.value("cycles", uint64_t(0))),
+           std::to_string(k.value("warp_insts", uint64_t(0))),
+           std::to_string(k.value("thread_insts", uint64_t(0)))});
+      if (k.contains("stats") && k["stats"].contains("gpu"))
+        flatten_stats(k["stats"]["gpu"], "", row.stats);
+      for (const auto& [n, v] : row.stats) stat_names.insert(n);
+      row.host_run = host_run;
+      row.host_kernel = ki < host.size() && host[ki].contains("wall_seconds")
+                            ? scalar_text(host[ki]["wall_seconds"])
+                            : "";
+      rows.push_back(std::move(row));
+    }
+  }
+  std::ostringstream csv;
+  std::vector<std::string> header = {"experiment", "workload",   "variant", "baseline",
+                                     "rep",        "run_status", "preset",  "config_hash"};
+  for (const auto& k : keys) header.push_back("cfg:" + k);
+  for (const char* h :
+       {"kernel", "kernel_base", "launch", "kernel_status", "grid", "block", "regs_per_thread",
+        "shared_bytes", "ctas_per_sm", "cycles", "warp_insts", "thread_insts"})
+    header.push_back(h);
+  for (const auto& n : stat_names) header.push_back("stat:" + n);
+  header.insert(header.end(), {"host_run_seconds", "host_kernel_seconds"});
+  for (size_t i = 0; i < header.size(); ++i) csv << (i ? "," : "") << csv_field(header[i]);
+  csv << "\n";
+  for (const Row& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.fixed.size(); ++i) line += (i ? "," : "") + csv_field(row.fixed[i]);
+    for (const auto& n : stat_names) {
+      auto it = row.stats.find(n);
+      line += "," + (it == row.stats.end() ? std::string() : num(it->second));
+    }
+    line += "," + row.host_run + "," + row.host_kernel;
+    csv << line << "\n";
+  }
+  write_file_atomic(csv_path, csv.str());
+  return rows.size();
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
+  static std::string file, out, manifest, bin_dir, backend = "local", run_id, csv;
+  static unsigned jobs = 1;
+  static int attempt = 1;
+  static bool no_build = false, dry_run = false;
+  auto* sweep = app.add_subcommand(
+      "sweep", "Design-space sweeps: workloads x variants from an experiment file, resumable");
+  sweep->require_subcommand(1);
+  auto default_out = [](const std::string& exp_name) {
+    return out.empty() ? (fs::path("sweeps") / exp_name).string() : out;
+  };
+  auto self = [] {
+    std::error_code ec;
+    return fs::read_symlink("/proc/self/exe", ec).string();
+  };
+
+  auto* run = sweep->add_subcommand("run", "Run every unfinished run of an experiment");
+  run->add_option("experiment", file, "Experiment file (YAML)")->required();
+  run->add_option("--out", out, "Output directory (default: sweeps/<experiment name>)");
+  run->add_option("-j,--jobs", jobs, "Runs at a time (local backend)")->check(CLI::Range(1, 1024));
+  run->add_option("--backend", backend, "Where the runs execute")
+      ->check(CLI::IsMember({"local"}))
+      ->capture_default_str();
+  run->add_option("--manifest", manifest, "Workload manifest (default: workloads/manifest.yaml)");
+  run->add_option("--bin-dir", bin_dir, "Workload binaries (default: build/workloads)");
+  run->add_flag("--no-build", no_build, "Never run nvcc; fail if a workload binary is missing");
+  run->add_flag("--dry-run", dry_run, "Validate and print the plan; run nothing");
+  run->callback([&, default_out, self] {
+    std::unique_ptr<Manifest> m;
+    try {
+      m = std::make_unique<Manifest>(load_manifest(find_manifest(manifest)));
+    } catch (const UserError&) {
+      if (!manifest.empty()) throw;  // a manifest given explicitly must load
+    }
+    const std::string bins = bin_dir.empty() ? default_bin_dir() : bin_dir;
+    const Experiment x = load_experiment(file, m.get(), fs::absolute(bins).string(), self());
+    const std::string o = default_out(x.name);
+    if (dry_run) {
+      std::cout << fmt::format("experiment {}: {} runs ({} variants; baseline {}) -> {}\n", x.name,
+                               x.runs.size(), x.variants.size(), x.baseline, o);
+      for (const Run& r : x.runs) std::cout << "  " << r.id << ": " << join(r.argv, " ") << "\n";
+      return;
+    }
+    check_out_dir("simtlab sweep: --out", o);
+    if (m && !x.suite_workloads.empty()) build_stale(*m, x.suite_workloads, bins, no_build);
+    const json plan = plan_json(x);
+    write_file_atomic((fs::path(o) / "plan.json").string(), plan.dump(2) + "\n");
+    fs::copy_file(file, fs::path(o) / "experiment.yaml", fs::copy_options::overwrite_existing);
+    std::vector<std::string> todo;
+    for (const json& r : plan["runs"])
+      if (run_state(o, r) != "passed") todo.push_back(r["id"].get<std::string>());
+    std::fprintf(stderr, "simtlab sweep: %s: %zu runs, %zu finished before, %zu to run (-j %u)\n",
+                 x.name.c_str(), x.runs.size(), x.runs.size() - todo.size(), todo.size(), jobs);
+    const size_t failed = todo.empty() ? 0 : run_local(o, plan, todo, jobs, self());
+    const size_t rows = collect(o, (fs::path(o) / "results.csv").string());
+    std::fprintf(stderr, "simtlab sweep: %zu of %zu runs passed; %zu rows in %s/results.csv\n",
+                 x.runs.size() - failed, x.runs.size(), rows, o.c_str());
+    if (failed) std::exit(1);
+  });
+
+  auto* status = sweep->add_subcommand("status", "Finished, failed and pending runs of a sweep");
+  status->add_option("dir", out, "The sweep's output directory")->required();
+  status->callback([] {
+    const json plan = load_plan(out);
+    const Counts c = count_states(out, plan);
+    std::cout << fmt::format("{}: {} runs: {} passed, {} failed, {} pending\n",
+                             plan.value("experiment", ""), plan["runs"].size(), c.passed, c.failed,
+                             c.pending);
+    for (const json& r : plan["runs"]) {
+      json st;
+      const std::string s = run_state(out, r, &st);
+      if (s == "passed" || s == "pending") continue;
+      std::cout << fmt::format("  {} {} (attempt {}): {}\n", r["id"].get<std::string>(), s,
+                               st.value("attempt", 0), st.value("reason", ""));
+      const std::string tail = st.value("stderr_tail", "");
+      if (!tail.empty()) {
+        std::istringstream is(tail);
+        std::string line;
+        while (std::getline(is, line)) std::cout << "      | " << line << "\n";
+      }
+    }
+  });
+
+  auto* coll = sweep->add_subcommand("collect", "Write the sweep's tidy CSV (run x kernel rows)");
+  coll->add_option("dir", out, "The sweep's output directory")->required();
+  coll->add_option("--csv", csv, "Output file (default: DIR/results.csv)");
+  coll->callback([] {
+    const std::string path = csv.empty() ? (fs::path(out) / "results.csv").string() : csv;
+    const size_t rows = collect(out, path);
+    std::fprintf(stderr, "simtlab sweep: %zu rows in %s\n", rows, path.c_str());
+  });
+
+  auto* ex = sweep->add_subcommand("exec", "Execute one run of a planned sweep (used by backends)");
+  ex->add_option("dir", out, "The sweep's output directory")->required();
+  ex->add_option("--run", run_id, "Run id (workload/variant[.rK])")->required();
+  ex->add_option("--attempt", attempt, "Attempt number recorded in status.json")
+      ->check(CLI::Range(1, 100));
+  ex->callback([] { std::exit(exec_run(out, run_id, attempt)); });
+}
+
+}  // namespace simtlab::tools

@@ -1,0 +1,50 @@
+// Small helpers shared by `simtlab suite` and `simtlab sweep`: child processes, the workload
+// manifest's location and binaries, stats-tree lookups and CSV formatting.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/manifest.h"
+
+namespace simtlab::tools {
+
+/// The manifest to use: `given`, else $SIMTLAB_WORKLOADS/manifest.yaml, else the one installed
+/// or in the source tree next to the simtlab binary. Fails with a hint when there is none.
+std::string find_manifest(const std::string& given);
+/// Where the workload binaries are built by default: build/workloads next to build/bin.
+std::string default_bin_dir();
+/// nvcc from $NVCC, PATH or /usr/local/cuda/bin ("" if none).
+std::string find_nvcc();
+/// Start argv[0] (a path) with stdin from /dev/null and stdout/stderr truncated to
+/// the given files; returns the pid. Fails (UserError) when it cannot start.
+pid_t spawn(const std::vector<std::string>& argv, const std::string& out_file,
+            const std::string& err_file);
+/// The last non-empty line of a text file ("" if none or unreadable).
+std::string last_line(const std::string& file);
+/// The last `n` lines of a text file, joined with newlines.
+std::string tail_lines(const std::string& file, size_t n);
+/// Compile (nvcc, with the source's `// nvcc-flags:` lines) every selected workload whose
+/// binary in `bin_dir` is missing or older than workloads/src/<binary>.cu or common/wl.h.
+void build_stale(const Manifest& m, const std::vector<const Workload*>& sel,
+                 const std::string& bin_dir, bool no_build);
+/// A number from a stats tree by dotted path ("mem.l2_total.misses": its total or value);
+/// NaN when absent.
+double stat_of(const nlohmann::json& gpu, const std::string& path);
+/// "12s", "3m05s", "1h02m".
+std::string fmt_secs(double s);
+/// A CSV field, quoted when it holds a comma, quote or newline.
+std::string csv_field(const std::string& s);
+std::string join(const std::vector<std::string>& v, const char* sep);
+/// An integer-valued double without decimals, others with 6 significant digits, NaN as "".
+std::string num(double v);
+/// Create `dir` if needed and check it is a writable directory; errors start with `what`.
+void check_out_dir(const std::string& what, const std::string& dir);
+/// Write `text` to `path` through a temporary file and rename (readers never see half a file).
+void write_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace simtlab::tools
