@@ -9,6 +9,7 @@ PKGS=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang clang-format libclang-rt-14-dev
   python3 binutils
+  slurm-wlm munge
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -70,7 +70,15 @@ struct Run {
   std::string hash;               // of argv + cwd: a changed command is not "finished"
 };
 
+/// Per-task resources of the Slurm backend (experiment key `slurm`).
+struct SlurmOptions {
+  std::string partition, mem = "4G", time = "02:00:00", account;
+  unsigned cpus_per_task = 1, max_parallel = 0;  // 0: no limit on the array's parallelism
+  std::vector<std::string> extra;                // more `#SBATCH` options, verbatim
+};
+
 struct Experiment {
+  SlurmOptions slurm;
   std::string path, name, description, baseline;
   std::vector<Variant> variants;
   std::vector<Run> runs;
@@ -122,17 +130,19 @@ void only_keys(const std::string& file, const YAML::Node& n, const std::string& 
 }
 
 double number(const std::string& file, const YAML::Node& m, const std::string& key, double def,
-              double lo, double hi) {
+              double lo, double hi, const std::string& where = "") {
   const YAML::Node n = m[key];
   if (!n || n.IsNull()) return def;
   double v = 0;
   try {
     v = n.as<double>();
   } catch (const YAML::Exception&) {
-    bad(file, key,
+    bad(file, where.empty() ? key : where + "." + key,
         fmt::format("expected a number, got '{}'", n.IsScalar() ? n.as<std::string>() : "?"));
   }
-  if (!(v >= lo && v <= hi)) bad(file, key, fmt::format("{} is outside [{}, {}]", v, lo, hi));
+  if (!(v >= lo && v <= hi))
+    bad(file, where.empty() ? key : where + "." + key,
+        fmt::format("{} is outside [{}, {}]", v, lo, hi));
   return v;
 }
 
@@ -151,7 +161,7 @@ Experiment load_experiment(const std::string& file, const Manifest* manifest,
   }
   only_keys(file, root, "",
             {"experiment", "description", "workloads", "scaled", "gpu", "mode", "set", "baseline",
-             "variants", "repetitions", "timeout"});
+             "variants", "repetitions", "timeout", "slurm"});
   Experiment x;
   x.path = file;
   x.name = scalar(file, root, "", "experiment", "");
@@ -166,6 +176,21 @@ Experiment load_experiment(const std::string& file, const Manifest* manifest,
       root["scaled"] && root["scaled"].IsScalar() && root["scaled"].as<std::string>() == "true";
   const int reps = int(number(file, root, "repetitions", 1, 1, 1000));
   x.timeout = number(file, root, "timeout", 0, 0, 1e7);
+  if (const YAML::Node sl = root["slurm"]; sl && !sl.IsNull()) {
+    only_keys(file, sl, "slurm",
+              {"partition", "account", "cpus_per_task", "mem", "time", "max_parallel", "extra"});
+    x.slurm.partition = scalar(file, sl, "slurm", "partition", "");
+    x.slurm.account = scalar(file, sl, "slurm", "account", "");
+    x.slurm.mem = scalar(file, sl, "slurm", "mem", x.slurm.mem);
+    x.slurm.time = scalar(file, sl, "slurm", "time", x.slurm.time);
+    x.slurm.cpus_per_task = unsigned(number(file, sl, "cpus_per_task", 1, 1, 1024, "slurm"));
+    x.slurm.max_parallel = unsigned(number(file, sl, "max_parallel", 0, 0, 1e6, "slurm"));
+    x.slurm.extra = str_list(file, sl["extra"], "slurm.extra");
+    for (const std::string* v : {&x.slurm.partition, &x.slurm.account, &x.slurm.mem, &x.slurm.time})
+      if (v->find_first_of(" \t\n'\"$`\\") != std::string::npos)
+        bad(file, "slurm",
+            fmt::format("'{}' may not contain spaces, quotes or shell characters", *v));
+  }
 
   // Variants, in file order.
   const YAML::Node vs = root["variants"];
@@ -499,6 +524,144 @@ size_t run_local(const std::string& out, const json& plan, const std::vector<std
   return failed;
 }
 
+/// Run a command, capturing its stdout; returns the exit status (-1 if it could not start).
+int capture(const std::vector<std::string>& argv, std::string* out) {
+  char tmpl[] = "/tmp/simtlab-sweep-XXXXXX";
+  const int fd = mkstemp(tmpl);
+  if (fd < 0) return -1;
+  close(fd);
+  int st = 0;
+  try {
+    const pid_t pid = spawn(argv, tmpl, std::string(tmpl) + ".err");
+    waitpid(pid, &st, 0);
+  } catch (const UserError&) {
+    std::remove(tmpl);
+    return -1;
+  }
+  std::ifstream f(tmpl);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  std::ifstream e(std::string(tmpl) + ".err");
+  std::stringstream es;
+  es << e.rdbuf();
+  if (!es.str().empty()) *out += es.str();
+  std::remove(tmpl);
+  std::remove((std::string(tmpl) + ".err").c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string find_tool(const char* name, const char* env) {
+  if (const char* e = std::getenv(env); e && *e) return e;
+  const char* p = std::getenv("PATH");
+  std::string path = p ? p : "";
+  size_t b = 0;
+  while (b <= path.size()) {
+    size_t e = path.find(':', b);
+    if (e == std::string::npos) e = path.size();
+    const fs::path cand = fs::path(path.substr(b, e - b)) / name;
+    if (b != e && access(cand.c_str(), X_OK) == 0) return cand.string();
+    b = e + 1;
+  }
+  return {};
+}
+
+/// The Slurm backend: one job array per attempt, a task per run, each task running
+/// `simtlab sweep exec OUT --run ID`; the job's state from `squeue` while it is queued or
+/// running (sacct is not needed). Runs that did not pass are submitted once more. Returns the
+/// number of runs that did not pass. Nothing Slurm-specific is written outside OUT/slurm.
+size_t run_slurm(const std::string& out, const json& plan, std::vector<std::string> todo,
+                 const SlurmOptions& so, const std::string& name, const std::string& self) {
+  const std::string sbatch = find_tool("sbatch", "SBATCH"), squeue = find_tool("squeue", "SQUEUE");
+  if (sbatch.empty() || squeue.empty())
+    fatal("simtlab sweep: --backend slurm needs sbatch and squeue on PATH");
+  const fs::path dir = fs::absolute(fs::path(out) / "slurm");
+  fs::create_directories(dir);
+  const std::string abs_out = fs::absolute(out).string();
+  const auto start = std::chrono::steady_clock::now();
+  const size_t total = todo.size();
+  for (int attempt = 1; attempt <= 2 && !todo.empty(); ++attempt) {
+    const std::string tasks = (dir / fmt::format("attempt{}.tasks", attempt)).string();
+    write_file_atomic(tasks, join(todo, "\n") + "\n");
+    std::string sh = "#!/bin/bash\n";
+    sh += fmt::format("#SBATCH --job-name=simtlab-{}\n", name);
+    sh += fmt::format("#SBATCH --array=0-{}{}\n", todo.size() - 1,
+                      so.max_parallel ? fmt::format("%{}", so.max_parallel) : "");
+    sh += fmt::format("#SBATCH --output={}/attempt{}_%a.log\n", dir.string(), attempt);
+    sh += fmt::format("#SBATCH --cpus-per-task={}\n#SBATCH --mem={}\n#SBATCH --time={}\n",
+                      so.cpus_per_task, so.mem, so.time);
+    if (!so.partition.empty()) sh += fmt::format("#SBATCH --partition={}\n", so.partition);
+    if (!so.account.empty()) sh += fmt::format("#SBATCH --account={}\n", so.account);
+    for (const auto& e : so.extra) sh += "#SBATCH " + e + "\n";
+    sh += fmt::format("cd '{}'\n", fs::current_path().string());
+    sh += fmt::format("id=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" '{}')\n", tasks);
+    sh += fmt::format("exec '{}' sweep exec '{}' --run \"$id\" --attempt {}\n", self, abs_out,
+                      attempt);
+    const std::string script = (dir / fmt::format("attempt{}.sh", attempt)).string();
+    write_file_atomic(script, sh);
+    std::string reply;
+    const int rc = capture({sbatch, "--parsable", script}, &reply);
+    const std::string jid = reply.substr(0, reply.find_first_of(";\n"));
+    if (rc != 0 || jid.empty() || jid.find_first_not_of("0123456789") != std::string::npos)
+      fatal("simtlab sweep: sbatch {} failed (exit {}): {}", script, rc, reply);
+    std::fprintf(stderr, "simtlab sweep: submitted Slurm job array %s (%zu tasks, attempt %d)\n",
+                 jid.c_str(), todo.size(), attempt);
+    size_t last_done = SIZE_MAX;
+    for (;;) {
+      std::string q;
+      const int qrc = capture({squeue, "-h", "-j", jid, "-r", "-o", "%i %T"}, &q);
+      size_t queued = 0;
+      std::istringstream is(q);
+      std::string line;
+      while (std::getline(is, line))
+        if (!line.empty() && line.find("Invalid job id") == std::string::npos) ++queued;
+      if (qrc != 0 && q.find("Invalid job id") == std::string::npos)
+        fatal("simtlab sweep: squeue failed (exit {}): {}", qrc, q);
+      size_t done = 0, failed = 0;
+      for (const json& r : plan["runs"]) {
+        const std::string st = run_state(out, r);
+        if (std::find(todo.begin(), todo.end(), r["id"].get<std::string>()) == todo.end()) continue;
+        if (st != "pending") ++done;
+        if (st != "pending" && st != "passed") ++failed;
+      }
+      if (done != last_done) {
+        const double el =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr,
+                     "[%zu/%zu] %zu failed, %zu queued or running (attempt %d) | elapsed %s\n",
+                     done, todo.size(), failed, queued, attempt, fmt_secs(el).c_str());
+        last_done = done;
+      }
+      if (queued == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    std::vector<std::string> again;
+    for (const auto& id : todo) {
+      const json* run = nullptr;
+      for (const json& r : plan["runs"])
+        if (r["id"] == id) run = &r;
+      json st;
+      const std::string state = run ? run_state(out, *run, &st) : "pending";
+      if (state == "passed") continue;
+      again.push_back(id);
+      const size_t idx = size_t(&id - todo.data());
+      const std::string why =
+          state == "pending" ? fmt::format("the task wrote no status (see {}/attempt{}_{}.log)",
+                                           dir.string(), attempt, idx)
+                             : st.value("reason", "");
+      if (attempt == 1)
+        std::fprintf(stderr, "simtlab sweep: %s %s (%s); trying it once more\n", id.c_str(),
+                     state.c_str(), why.c_str());
+      else
+        std::fprintf(stderr, "simtlab sweep: %s %s after 2 attempts: %s\n%s\n", id.c_str(),
+                     state.c_str(), why.c_str(), st.value("stderr_tail", std::string()).c_str());
+    }
+    todo = std::move(again);
+  }
+  (void)total;
+  return todo.size();
+}
+
 /// A JSON scalar as a CSV field.
 std::string scalar_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -668,7 +831,7 @@ void add_sweep_command(CLI::App& app) {
   run->add_option("--out", out, "Output directory (default: sweeps/<experiment name>)");
   run->add_option("-j,--jobs", jobs, "Runs at a time (local backend)")->check(CLI::Range(1, 1024));
   run->add_option("--backend", backend, "Where the runs execute")
-      ->check(CLI::IsMember({"local"}))
+      ->check(CLI::IsMember({"local", "slurm"}))
       ->capture_default_str();
   run->add_option("--manifest", manifest, "Workload manifest (default: workloads/manifest.yaml)");
   run->add_option("--bin-dir", bin_dir, "Workload binaries (default: build/workloads)");
@@ -700,7 +863,9 @@ void add_sweep_command(CLI::App& app) {
       if (run_state(o, r) != "passed") todo.push_back(r["id"].get<std::string>());
     std::fprintf(stderr, "simtlab sweep: %s: %zu runs, %zu finished before, %zu to run (-j %u)\n",
                  x.name.c_str(), x.runs.size(), x.runs.size() - todo.size(), todo.size(), jobs);
-    const size_t failed = todo.empty() ? 0 : run_local(o, plan, todo, jobs, self());
+    const size_t failed = todo.empty()         ? 0
+                          : backend == "slurm" ? run_slurm(o, plan, todo, x.slurm, x.name, self())
+                                               : run_local(o, plan, todo, jobs, self());
     const size_t rows = collect(o, (fs::path(o) / "results.csv").string());
     std::fprintf(stderr, "simtlab sweep: %zu of %zu runs passed; %zu rows in %s/results.csv\n",
                  x.runs.size() - failed, x.runs.size(), rows, o.c_str());
