@@ -10,6 +10,7 @@ PKGS=(
   clang clang-format libclang-rt-14-dev
   python3 binutils
   slurm-wlm munge
+  python3-pandas python3-matplotlib python3-yaml python3-pip chromium
 )
 missing=()
 for p in "${PKGS[@]}"; do

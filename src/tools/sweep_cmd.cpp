@@ -681,6 +681,10 @@ void flatten_stats(const json& node, const std::string& path, std::map<std::stri
   for (const char* k : {"value", "total"})
     if (node.contains(k) && node[k].is_number()) {
       out[path] = node[k].get<double>();
+      // A vector stat (stall reasons, instruction classes): each named value too.
+      if (node.contains("values") && node["values"].is_object())
+        for (const auto& [vk, vv] : node["values"].items())
+          if (vv.is_number()) out[path + "." + vk] = vv.get<double>();
       return;
     }
   for (const auto& [k, v] : node.items()) {
@@ -910,6 +914,40 @@ void add_sweep_command(CLI::App& app) {
   ex->add_option("--attempt", attempt, "Attempt number recorded in status.json")
       ->check(CLI::Range(1, 100));
   ex->callback([] { std::exit(exec_run(out, run_id, attempt)); });
+}
+
+void add_report_command(CLI::App& app) {
+  static std::string dir, output;
+  auto* rep = app.add_subcommand(
+      "report", "Write a self-contained HTML report of a sweep (figures, config diff, numbers)");
+  rep->add_option("dir", dir, "The sweep's output directory")->required();
+  rep->add_option("-o,--output", output, "HTML file (default: DIR/report.html)");
+  rep->callback([] {
+    // The report is the Python package's (python/simtlab/report.py): pandas and matplotlib
+    // from Debian, so Debian's python3 unless $SIMTLAB_PYTHON says otherwise.
+    std::string py = std::getenv("SIMTLAB_PYTHON") ? std::getenv("SIMTLAB_PYTHON") : "";
+    if (py.empty()) py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    const fs::path bin = exe_dir();
+    std::string pkg;
+    for (const fs::path& d :
+         {bin / ".." / "share" / "simtlab" / "python", bin / ".." / ".." / "python"})
+      if (fs::exists(d / "simtlab" / "report.py")) {
+        pkg = fs::weakly_canonical(d).string();
+        break;
+      }
+    if (pkg.empty()) fatal("simtlab report: cannot find the simtlab Python package (python/)");
+    const char* old = std::getenv("PYTHONPATH");
+    setenv("PYTHONPATH", (pkg + (old && *old ? ":" + std::string(old) : "")).c_str(), 1);
+    std::error_code ec;
+    setenv("SIMTLAB", fs::read_symlink("/proc/self/exe", ec).c_str(), 0);
+    std::vector<std::string> args = {py, "-m", "simtlab.report", dir};
+    if (!output.empty()) args.insert(args.end(), {"-o", output});
+    std::vector<char*> av;
+    for (auto& a : args) av.push_back(a.data());
+    av.push_back(nullptr);
+    execvp(py.c_str(), av.data());
+    fatal("simtlab report: cannot run {}: {}", py, std::strerror(errno));
+  });
 }
 
 }  // namespace simtlab::tools

@@ -1,0 +1,98 @@
+"""The usual figures of a sweep, from its tidy CSV (simtlab.load_sweep). Each returns a
+matplotlib Figure (or None when the data has nothing to show) and the table it plots in
+fig.simtlab_table (a DataFrame), so a report can print every number it plots."""
+import matplotlib
+
+matplotlib.use("Agg")
+# Deterministic SVG (element ids from a fixed salt, no creation date): the same sweep gives the
+# same report, byte for byte.
+matplotlib.rcParams["svg.hashsalt"] = "simtlab"
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .data import speedups  # noqa: E402
+
+STALL_PREFIX = "stat:sm_total.stall."
+
+
+def _bars(table, title, ylabel, stacked=False, hline=None):
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(table.index) * max(1, len(table.columns)) / 2 + 3), 4))
+    table.plot.bar(ax=ax, stacked=stacked, width=0.8, rot=30)
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.set_xlabel("")
+    if hline is not None:
+        ax.axhline(hline, color="black", linewidth=0.8, linestyle="--")
+    ax.legend(fontsize="small", ncol=2 if len(table.columns) > 6 else 1,
+              loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    fig.simtlab_table = table
+    return fig
+
+
+def speedup(df, baseline=None, metric="cycles"):
+    """Speedup of each variant over the baseline per workload, plus the geometric mean."""
+    t = speedups(df, baseline, metric)
+    base = baseline or df.loc[df["baseline"] == 1, "variant"].iloc[0]
+    t = t[[c for c in t.columns if c != base]]
+    if t.empty:
+        return None
+    return _bars(t, f"Speedup over {base} ({metric})", "speedup", hline=1.0)
+
+
+def _weighted(df, col):
+    """A per-kernel ratio stat averaged over each run's kernels, weighted by cycles."""
+    d = df.dropna(subset=[col, "cycles"])
+    d = d.assign(_w=d[col] * d["cycles"])
+    g = d.groupby(["workload", "variant"], sort=False)[["_w", "cycles"]].sum()
+    return (g["_w"] / g["cycles"]).unstack("variant")
+
+
+def stall_breakdown(df):
+    """Why scheduler issue slots did or did not issue, as fractions, per workload and variant."""
+    cols = [c for c in df.columns if c.startswith(STALL_PREFIX)]
+    if not cols:
+        return None
+    g = df.groupby(["workload", "variant"], sort=False)[cols].sum()
+    frac = g.div(g.sum(axis=1), axis=0).fillna(0.0)
+    frac.columns = [c[len(STALL_PREFIX):] for c in cols]
+    frac.index = [f"{w} / {v}" for w, v in frac.index]
+    frac = frac.loc[:, (frac > 0).any(axis=0)]
+    return _bars(frac, "Issue-slot breakdown", "fraction of slots", stacked=True)
+
+
+def occupancy(df):
+    """Average resident warps per active cycle (cycle-weighted over kernels)."""
+    col = "stat:sm_total.occupancy"
+    if col not in df.columns or df[col].isna().all():
+        return None
+    return _bars(_weighted(df, col), "Occupancy", "resident warps per active cycle")
+
+
+def miss_rates(df):
+    """L1D and L2 miss rates (misses / accesses over each run's kernels)."""
+    pairs = {"L1D": ("stat:sm_total.l1d.misses", "stat:sm_total.l1d.accesses"),
+             "L2": ("stat:mem.l2_total.misses", "stat:mem.l2_total.accesses")}
+    parts = {}
+    for level, (m, a) in pairs.items():
+        if m in df.columns and a in df.columns:
+            g = df.groupby(["workload", "variant"], sort=False)[[m, a]].sum()
+            parts[level] = (g[m] / g[a]).where(g[a] > 0)
+    if not parts:
+        return None
+    t = pd.DataFrame(parts)
+    t.index = [f"{w} / {v}" for w, v in t.index]
+    return _bars(t, "Miss rate by level", "misses / accesses")
+
+
+def energy(df):
+    """Energy per workload and variant, when the stats carry an energy model's output."""
+    cols = [c for c in df.columns if c.startswith("stat:") and c.endswith("energy_j")]
+    if not cols:
+        return None
+    g = df.groupby(["workload", "variant"], sort=False)[cols].sum().sum(axis=1).unstack("variant")
+    return _bars(g, "Energy", "joules")
+
+
+ALL = [("speedup", speedup), ("stalls", stall_breakdown), ("occupancy", occupancy),
+       ("miss_rates", miss_rates), ("energy", energy)]
