@@ -11,7 +11,8 @@
 //        sample's OPT_N)
 // Check: call and put against a CPU reference in double precision with the same approximation;
 //        |got - ref| <= 2e-4 + 1e-4 * |ref| (float rounding of exp/log/sqrt and the cancellation
-//        in S*N(d1) - X*exp(-rT)*N(d2) for prices up to ~100; measured worst absolute error on the simulator is between 1e-5 and 3e-5).
+//        in S*N(d1) - X*exp(-rT)*N(d2) for prices up to ~100; measured worst absolute error on the
+//        simulator is between 1e-5 and 3e-5).
 #include <vector>
 
 #include "wl.h"
@@ -28,14 +29,13 @@ __device__ inline float cndGPU(float d) {
   const float A1 = 0.31938153f, A2 = -0.356563782f, A3 = 1.781477937f, A4 = -1.821255978f,
               A5 = 1.330274429f, RSQRT2PI = 0.39894228040143267794f;
   const float K = 1.0f / (1.0f + 0.2316419f * fabsf(d));
-  float cnd = RSQRT2PI * expf(-0.5f * d * d) *
-              (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))));
+  float cnd = RSQRT2PI * expf(-0.5f * d * d) * (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))));
   if (d > 0) cnd = 1.0f - cnd;
   return cnd;
 }
 
-__device__ inline void blackScholesBody(float& call, float& put, float S, float X, float T,
-                                        float R, float V) {
+__device__ inline void blackScholesBody(float& call, float& put, float S, float X, float T, float R,
+                                        float V) {
   const float sqrtT = sqrtf(T);
   const float d1 = (logf(S / X) + (R + 0.5f * V * V) * T) / (V * sqrtT);
   const float d2 = d1 - V * sqrtT;
@@ -57,8 +57,8 @@ static double cndCPU(double d) {
   const double A1 = 0.31938153, A2 = -0.356563782, A3 = 1.781477937, A4 = -1.821255978,
                A5 = 1.330274429, RSQRT2PI = 0.39894228040143267794;
   const double K = 1.0 / (1.0 + 0.2316419 * std::fabs(d));
-  double cnd = RSQRT2PI * std::exp(-0.5 * d * d) *
-               (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))));
+  double cnd =
+      RSQRT2PI * std::exp(-0.5 * d * d) * (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))));
   if (d > 0) cnd = 1.0 - cnd;
   return cnd;
 }

@@ -34,7 +34,7 @@ __global__ void dwtHaar1D(const float* in, float* out, float* approxFinal, int l
   chunk[tid] = in[base + tid];
   chunk[tid + bdim] = in[base + bdim + tid];
   __syncthreads();
-  int active = bdim;      // pairs at this level within the block
+  int active = bdim;       // pairs at this level within the block
   int levelLen = len / 2;  // global count of details at this level (= offset of its slot)
   for (int l = 0; l < levels; ++l) {
     float a = 0.0f;

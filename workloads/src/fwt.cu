@@ -30,8 +30,7 @@ __global__ void fwtBatch2Kernel(float* out, const float* in, int stride) {
   const int pos = blockIdx.x * blockDim.x + threadIdx.x;
   const int lo = pos & (stride - 1);
   const int i0 = ((pos - lo) << 2) + lo;
-  const float D0 = in[i0], D1 = in[i0 + stride], D2 = in[i0 + 2 * stride],
-              D3 = in[i0 + 3 * stride];
+  const float D0 = in[i0], D1 = in[i0 + stride], D2 = in[i0 + 2 * stride], D3 = in[i0 + 3 * stride];
   // distance 2*stride
   const float T0 = D0 + D2, T2 = D0 - D2, T1 = D1 + D3, T3 = D1 - D3;
   // distance stride

@@ -23,8 +23,7 @@ constexpr int KOFF = (BLOCK_X + 2) * (BLOCK_Y + 2);
 constexpr float kSixth = 1.0f / 6.0f;
 }  // namespace
 
-__global__ void GPU_laplace3d(int NX, int NY, int NZ, int pitch, const float* d_u1,
-                              float* d_u2) {
+__global__ void GPU_laplace3d(int NX, int NY, int NZ, int pitch, const float* d_u1, float* d_u2) {
   __shared__ float u1[3 * KOFF];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int i0 = blockIdx.x * BLOCK_X, j0 = blockIdx.y * BLOCK_Y;
@@ -105,7 +104,8 @@ int main(int argc, char** argv) {
   WL_CK(cudaMalloc(&d2, total * sizeof(float)));
   WL_CK(cudaMemcpy(d1, u.data(), total * sizeof(float), cudaMemcpyHostToDevice));
   WL_CK(cudaMemset(d2, 0, total * sizeof(float)));
-  const dim3 block(BLOCK_X, BLOCK_Y), grid((NX + BLOCK_X - 1) / BLOCK_X, (NY + BLOCK_Y - 1) / BLOCK_Y);
+  const dim3 block(BLOCK_X, BLOCK_Y),
+      grid((NX + BLOCK_X - 1) / BLOCK_X, (NY + BLOCK_Y - 1) / BLOCK_Y);
   for (int it = 0; it < iters; ++it) {
     GPU_laplace3d<<<grid, block>>>(NX, NY, NZ, pitch, d1, d2);
     WL_CK_LAUNCH();

@@ -53,7 +53,8 @@ __host__ __device__ inline T moroInvCND(T p) {
   const T z = p - T(0.5);
   if (fabs(z) < T(0.42)) {
     const T r = z * z;
-    return z * (((a4 * r + a3) * r + a2) * r + a1) / ((((b4 * r + b3) * r + b2) * r + b1) * r + T(1));
+    return z * (((a4 * r + a3) * r + a2) * r + a1) /
+           ((((b4 * r + b3) * r + b2) * r + b1) * r + T(1));
   }
   T r = z > 0 ? T(1) - p : p;
   r = log(-log(r));
@@ -70,8 +71,7 @@ __global__ void inverseCNDKernel(float* d_Output, int pathN) {
   }
 }
 
-__global__ void MonteCarloOneBlockPerOption(float2* d_Result, const float* d_Samples,
-                                            int pathN) {
+__global__ void MonteCarloOneBlockPerOption(float2* d_Result, const float* d_Samples, int pathN) {
   __shared__ float s_SumCall[THREAD_N];
   __shared__ float s_Sum2Call[THREAD_N];
   const int tid = threadIdx.x;
@@ -132,8 +132,8 @@ int main(int argc, char** argv) {
   WL_CK_LAUNCH();
   std::vector<float> samples(pathN);
   std::vector<float2> res(optN);
-  WL_CK(cudaMemcpy(samples.data(), dSamples, size_t(pathN) * sizeof(float),
-                   cudaMemcpyDeviceToHost));
+  WL_CK(
+      cudaMemcpy(samples.data(), dSamples, size_t(pathN) * sizeof(float), cudaMemcpyDeviceToHost));
   WL_CK(cudaMemcpy(res.data(), dResult, optN * sizeof(float2), cudaMemcpyDeviceToHost));
   std::printf("montecarlo pathN=%d optN=%d\n", pathN, optN);
 
