@@ -19,8 +19,8 @@
 //           analog_of: calculate_temp # the original kernel
 //           label: null               # the seed's notation (NW1, MR2, ...)
 //           sets: [thesis-ch2-set1]   # names from `sets`
-//           threads: 256              # threads per block
-//           shared_bytes: 3072        # static + dynamic shared memory per block (bytes)
+//           threads: 256              # threads per block      } of the kernel's main launch;
+//           shared_bytes: 3072        # static + dynamic bytes } other shapes are only listed
 //           regs: 36                  # registers/thread the seed lists (null: none listed)
 //           regs_measured: 36         # what ptxas reports for the default target
 //           resident_blocks: 3        # baseline CTAs/SM the seed reports under the

@@ -1,0 +1,115 @@
+"""The simtlab Python package (python/simtlab): loading runs and sweeps, running from code,
+speedups and geomean, plots. Run with Debian's python3: SIMTLAB=build/bin/simtlab
+SIMTLAB_WORKLOADS_BIN=build/workloads python3 tests/python/test_api.py"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+import pandas as pd  # noqa: E402
+
+import simtlab  # noqa: E402
+
+SIM = os.environ["SIMTLAB"]
+BIN = os.environ["SIMTLAB_WORKLOADS_BIN"]
+
+
+class Api(unittest.TestCase):
+    def test_run_matches_the_stats_json(self):
+        with tempfile.TemporaryDirectory() as d:
+            stats = os.path.join(d, "s.json")
+            df = simtlab.run(os.path.join(BIN, "vectoradd"), 5000, gpu="fermi-c2050",
+                             sets=["sm.scheduler=gto"], stats=stats)
+            with open(stats) as f:
+                j = json.load(f)
+        self.assertEqual(df.attrs["stdout"].splitlines()[-1], "PASSED")
+        self.assertEqual(len(df), 1)
+        k = j["kernels"][0]
+        row = df.iloc[0]
+        self.assertEqual(row["kernel_base"], "VecAdd")
+        self.assertEqual(row["cycles"], k["cycles"])
+        self.assertEqual(row["warp_insts"], k["warp_insts"])
+        self.assertEqual(row["block"], "256x1x1")
+        self.assertEqual(row["grid"], "20x1x1")
+        self.assertEqual(row["ctas_per_sm"], k["occupancy"]["ctas_per_sm"])
+        g = k["stats"]["gpu"]
+        self.assertEqual(row["stat:sm_total.warp_insts"], g["sm_total"]["warp_insts"]["value"])
+        self.assertEqual(row["stat:sm_total.stall.issued"], g["sm_total"]["stall"]["values"]["issued"])
+        self.assertEqual(df.attrs["preset"], "fermi-c2050")
+
+    def test_run_failure_raises(self):
+        with self.assertRaises(RuntimeError):
+            simtlab.run(os.path.join(BIN, "vectoradd"), "notanumber", mode="functional")
+
+    def test_kernel_base_name(self):
+        self.assertEqual(simtlab.kernel_base_name("_Z14calculate_tempiPf"), "calculate_temp")
+        self.assertEqual(simtlab.kernel_base_name("_ZN2ns3barILi4EEEvPi"), "bar")
+        self.assertEqual(simtlab.kernel_base_name("plain"), "plain")
+
+    def test_speedups_and_geomean(self):
+        df = pd.DataFrame({
+            "workload": ["a", "a", "b", "b", "a"], "variant": ["base", "x", "base", "x", "x"],
+            "baseline": [1, 0, 1, 0, 0], "run_status": ["passed"] * 5,
+            "cycles": [800, 100, 300, 150, 100]})  # a: 800 vs 100+100 -> 4; b: 300/150 -> 2
+        s = simtlab.speedups(df)
+        self.assertEqual(s.loc["a", "x"], 4.0)
+        self.assertEqual(s.loc["b", "x"], 2.0)
+        self.assertAlmostEqual(s.loc["geomean", "x"], math.sqrt(8.0))
+        self.assertEqual(s.loc["geomean", "base"], 1.0)
+        self.assertAlmostEqual(simtlab.geomean([2, 8]), 4.0)
+        # A workload with a failed run is left out.
+        df.loc[3, "run_status"] = "failed"
+        self.assertNotIn("b", simtlab.speedups(df).index)
+
+    def test_sweep_from_code_and_plots(self):
+        with tempfile.TemporaryDirectory() as d:
+            exp = os.path.join(d, "e.yaml")
+            with open(exp, "w") as f:
+                f.write("experiment: py\ngpu: fermi-c2050\nworkloads:\n"
+                        f"  - {{name: va, command: [{BIN}/vectoradd, '4000']}}\n"
+                        "  - workload: vectoradd\n"
+                        "variants:\n  lrr: {set: [sm.scheduler=lrr]}\n"
+                        "  gto: {set: [sm.scheduler=gto]}\n")
+            out = os.path.join(d, "out")
+            df = simtlab.sweep(exp, out=out, jobs=2, extra=["--no-build", "--bin-dir", BIN])
+            self.assertEqual(len(df), 4)
+            self.assertEqual(sorted(df["variant"].unique()), ["gto", "lrr"])
+            self.assertTrue((df["run_status"] == "passed").all())
+            again = simtlab.load_sweep(out)
+            pd.testing.assert_frame_equal(df, again)
+            s = simtlab.speedups(df)
+            self.assertEqual(list(s.columns), ["lrr", "gto"])
+            lrr = df[df.variant == "lrr"].set_index("workload")["cycles"]
+            gto = df[df.variant == "gto"].set_index("workload")["cycles"]
+            self.assertAlmostEqual(s.loc["va", "gto"], lrr["va"] / gto["va"])
+            for name, fn in simtlab.plots.ALL:
+                fig = fn(df)
+                if name == "energy":
+                    self.assertIsNone(fig)  # no energy model output in these stats
+                    continue
+                self.assertIsNotNone(fig, name)
+                self.assertGreater(len(fig.axes[0].patches), 0, name)
+                self.assertFalse(fig.simtlab_table.empty, name)
+
+    def test_pip_install_offline(self):
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+            p = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index",
+                                "--no-cache-dir", "--target", d, src],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            code = "import simtlab, sys; print(simtlab.__version__, simtlab.__file__)"
+            q = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                               env={**os.environ, "PYTHONPATH": d}, cwd=d)
+            self.assertEqual(q.returncode, 0, q.stderr)
+            version, path = q.stdout.split()
+            self.assertEqual(version, "0.1.0")
+            self.assertTrue(path.startswith(d), path)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
