@@ -246,8 +246,11 @@ int main(int argc, char** argv) {
   std::vector<float4> pos(total), nrm(total);
   WL_CK(cudaMemcpy(pos.data(), dPos, total * sizeof(float4), cudaMemcpyDeviceToHost));
   WL_CK(cudaMemcpy(nrm.data(), dNorm, total * sizeof(float4), cudaMemcpyDeviceToHost));
-  std::printf("marchingcubes n=%d variant=%s active=%d triangles=%d blocks=%d threads=%d\n", n,
-              variant.c_str(), active, total / 3, blocks, NTHREADS);
+  int maxCase = 0;
+  for (int v : numVerts) maxCase = std::max(maxCase, v);
+  std::printf("marchingcubes n=%d variant=%s active=%d triangles=%d blocks=%d threads=%d "
+              "(table: at most %d vertices per case)\n",
+              n, variant.c_str(), active, total / 3, blocks, NTHREADS, maxCase);
   // CPU reference.
   auto at = [&](int x, int y, int z) { return double(vol[(size_t(z) * n1 + y) * n1 + x]); };
   std::vector<float> refP(size_t(total) * 3), refN(size_t(total) * 3), gotP(refP.size()),
