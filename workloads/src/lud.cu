@@ -19,7 +19,7 @@
 // 16x16 = 256 threads, peri_row + peri_col = 2048 B. No register counts are published; ours are
 // in the manifest.
 // Usage: lud [n]   (n a multiple of 16; default 192 -> 12 diagonal steps, lud_internal grids
-//        from 11x11 down to 1x1; scaled run 768)
+//        from 11x11 down to 1x1; scaled run 640)
 // Check: the matrix is diagonally dominant (off-diagonal uniform in [-1, 1), diagonal n + [0, 1)),
 //   so no pivoting is needed. Backward error, per element: |(L U)_ij - A_ij| <= 4 n u (|L| |U|)_ij
 //   + 1e-30 with u = 2^-24 (the classical bound gamma_n |L||U| for LU in float, with slack 4 for
