@@ -15,7 +15,7 @@
 // Usage: lavamd [nx] [ny] [nz]   boxes per dimension (default 14 1 1 = a chain of 14 boxes, one
 //   per SM: each box costs ~25 K warp instructions per neighbour in double precision, so 28
 //   boxes would take ~4.6 s in timing mode, over the CI budget; "28" gives 2 blocks per SM;
-//   scaled run 5 5 5 = 125 boxes as a cube like the original's boxes1d^3).
+//   scaled run 4 4 4 = 64 boxes as a cube like the original's boxes1d^3).
 // Check: every output component within |got - ref| <= 1e-9 * (|ref| + max |ref of that
 //   component|): the device's exp differs from the host's by a few ulp and the device contracts
 //   multiply-adds, so each of the <= 2700 summed terms may differ by ~1e-16 relative.
