@@ -29,8 +29,8 @@ struct Node {
   int degree;  // number of edges
 };
 
-__global__ void Kernel(const Node* nodes, const int* edges, bool* mask,
-                       bool* updating, const bool* visited, int* cost, int numNodes) {
+__global__ void Kernel(const Node* nodes, const int* edges, bool* mask, bool* updating,
+                       const bool* visited, int* cost, int numNodes) {
   const int tid = blockIdx.x * kThreads + threadIdx.x;
   if (tid < numNodes && mask[tid]) {
     mask[tid] = false;
@@ -137,8 +137,8 @@ int main(int argc, char** argv) {
   int maxLevel = 0, reached = 0;
   for (int i = 0; i < n; ++i)
     if (want[i] >= 0) ++reached, maxLevel = want[i] > maxLevel ? want[i] : maxLevel;
-  std::printf("bfs nodes=%d edges=%d blocks=%d threads=%d launch pairs=%d reached=%d depth=%d\n",
-              n, m, blocks, kThreads, levels, reached, maxLevel);
+  std::printf("bfs nodes=%d edges=%d blocks=%d threads=%d launch pairs=%d reached=%d depth=%d\n", n,
+              m, blocks, kThreads, levels, reached, maxLevel);
   const bool ok = wl::check_equal("levels", cost.data(), want.data(), size_t(n));
   delete[] hostMask;
   delete[] hostVisited;

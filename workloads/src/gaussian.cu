@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   // CPU reference elimination, same operations as the kernels.
   std::vector<float> ra_(a), rb(b), rm(m);
   for (int t = 0; t < n - 1; ++t) {
-    for (int i = t + 1; i < n; ++i) rm[size_t(i) * n + t] = ra_[size_t(i) * n + t] / ra_[size_t(t) * n + t];
+    for (int i = t + 1; i < n; ++i)
+      rm[size_t(i) * n + t] = ra_[size_t(i) * n + t] / ra_[size_t(t) * n + t];
     for (int i = t + 1; i < n; ++i) {
       const float mult = rm[size_t(i) * n + t];
       for (int j = t; j < n; ++j)

@@ -34,9 +34,9 @@ struct Vec4 {
 };
 
 struct Box {
-  int first;      // index of the box's first particle
-  int nn;         // number of neighbour boxes (excluding itself)
-  int nei[26];    // neighbour box numbers
+  int first;    // index of the box's first particle
+  int nn;       // number of neighbour boxes (excluding itself)
+  int nei[26];  // neighbour box numbers
 };
 
 __global__ void kernel_gpu_cuda(int numBoxes, const Box* boxes, const Vec4* rv, const double* qv,

@@ -99,8 +99,8 @@ static void randomWeights(std::vector<float>& w, int fanIn, uint64_t seed) {
 int main(int argc, char** argv) {
   const int batch = int(wl::arg_int(argc, argv, 1, 2, 1, 65535));
 
-  std::vector<float> in(size_t(batch) * kIn * kIn), w1(kM1 * kW1), w2(kM2 * kW2),
-      w3(kN3 * kW3), w4(kN4 * kW4);
+  std::vector<float> in(size_t(batch) * kIn * kIn), w1(kM1 * kW1), w2(kM2 * kW2), w3(kN3 * kW3),
+      w4(kN4 * kW4);
   wl::Rng ri(71);
   for (float& v : in) v = ri.uniform(-1.0f, 1.0f);
   randomWeights(w1, kW1, 72);
@@ -129,18 +129,21 @@ int main(int argc, char** argv) {
           for (int m = 0; m < kM1; ++m)
             for (int i = 0; i < 5; ++i)
               for (int j = 0; j < 5; ++j)
-                acc = std::fma(w2[n * kW2 + 1 + m * 25 + i * 5 + j],
-                               r1[((size_t(b) * kM1 + m) * kS1 + 2 * y + i) * kS1 + 2 * x + j], acc);
+                acc =
+                    std::fma(w2[n * kW2 + 1 + m * 25 + i * 5 + j],
+                             r1[((size_t(b) * kM1 + m) * kS1 + 2 * y + i) * kS1 + 2 * x + j], acc);
           r2[((size_t(b) * kM2 + n) * kS2 + y) * kS2 + x] = cpuActivate(acc);
         }
     for (int n = 0; n < kN3; ++n) {
       float acc = w3[n * kW3];
-      for (int i = 0; i < kIn3; ++i) acc = std::fma(w3[n * kW3 + 1 + i], r2[size_t(b) * kIn3 + i], acc);
+      for (int i = 0; i < kIn3; ++i)
+        acc = std::fma(w3[n * kW3 + 1 + i], r2[size_t(b) * kIn3 + i], acc);
       r3[size_t(b) * kN3 + n] = cpuActivate(acc);
     }
     for (int n = 0; n < kN4; ++n) {
       float acc = w4[n * kW4];
-      for (int i = 0; i < kN3; ++i) acc = std::fma(w4[n * kW4 + 1 + i], r3[size_t(b) * kN3 + i], acc);
+      for (int i = 0; i < kN3; ++i)
+        acc = std::fma(w4[n * kW4 + 1 + i], r3[size_t(b) * kN3 + i], acc);
       r4[size_t(b) * kN4 + n] = cpuActivate(acc);
     }
   }

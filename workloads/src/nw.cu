@@ -26,8 +26,7 @@ constexpr int kB = 16;  // tile edge = threads per block
 
 // One tile per block; the tile's north-west corner cell is (row by*16, col bx*16) of the
 // matrix, so the tile covers rows/cols [by*16 + 1, by*16 + 16].
-__device__ void tileWavefront(const int* ref, int* matrix, int cols, int penalty, int bx,
-                              int by) {
+__device__ void tileWavefront(const int* ref, int* matrix, int cols, int penalty, int bx, int by) {
   __shared__ int temp[kB + 1][kB + 1];
   __shared__ int refTile[kB][kB];
   const int tx = threadIdx.x;
@@ -89,7 +88,8 @@ int main(int argc, char** argv) {
   int sub[24][24];
   wl::Rng rs(31), rseq(32);
   for (int a = 0; a < 24; ++a)
-    for (int b = 0; b <= a; ++b) sub[a][b] = sub[b][a] = (a == b) ? rs.range(4, 11) : rs.range(-4, 3);
+    for (int b = 0; b <= a; ++b)
+      sub[a][b] = sub[b][a] = (a == b) ? rs.range(4, 11) : rs.range(-4, 3);
   std::vector<int> seqA(cols), seqB(cols);
   for (int i = 1; i <= N; ++i) seqA[i] = rseq.range(0, 23);
   for (int j = 1; j <= N; ++j) seqB[j] = rseq.range(0, 23);

@@ -31,8 +31,8 @@
 
 constexpr int kB = 16;
 
-__global__ void srad_cuda_1(const float* J, float* C, float* dN_out, float* dS_out,
-                            float* dW_out, float* dE_out, int rows, int cols, float q0sqr) {
+__global__ void srad_cuda_1(const float* J, float* C, float* dN_out, float* dS_out, float* dW_out,
+                            float* dE_out, int rows, int cols, float q0sqr) {
   __shared__ float temp[kB][kB];
   __shared__ float temp_result[kB][kB];
   __shared__ float north[kB][kB];
@@ -189,8 +189,8 @@ int main(int argc, char** argv) {
   }
   double checksum = 0;
   for (size_t i = 0; i < n; ++i) checksum += Jdev[i];
-  std::printf("srad size=%dx%d iterations=%d grid=%ux%u mean J=%.4f\n", rows, cols, iters,
-              grid.x, grid.y, checksum / double(n));
+  std::printf("srad size=%dx%d iterations=%d grid=%ux%u mean J=%.4f\n", rows, cols, iters, grid.x,
+              grid.y, checksum / double(n));
   WL_CK(cudaFree(dJ));
   WL_CK(cudaFree(dC));
   WL_CK(cudaFree(dN));
