@@ -3,7 +3,8 @@
 // suffix tree of the reference (terminated by '$') with suffix links, stored as an array of
 // nodes: the label of the edge into the node (a [start, end) range of the reference), its
 // string depth, its suffix link and five child indices (A, C, G, T, $). Queries are
-// concatenated, with an address and a length per query. The GPU runs one thread per query;
+// concatenated, with an address, a length and a match-coordinate offset per query (as in
+// MUMmerGPU). The GPU runs one thread per query;
 // for every query position s where a match of min_match_len (20) can still start, it finds
 // the longest prefix of query[s..] that occurs in the reference: position 0 walks down from
 // the root comparing characters with edge labels; each next position follows the suffix link
@@ -51,15 +52,16 @@ struct MatchCoord {
 __global__ void mummergpuKernel(const Node* __restrict__ nodes, const unsigned char* __restrict__ ref,
                                 const unsigned char* __restrict__ queries,
                                 const int* __restrict__ query_addrs,
-                                const int* __restrict__ query_lengths, MatchCoord* match_coords,
+                                const int* __restrict__ query_lengths,
+                                const int* __restrict__ coord_addrs, MatchCoord* match_coords,
                                 int num_queries) {
   const int qid = blockIdx.x * blockDim.x + threadIdx.x;
   if (qid >= num_queries) return;
-  // Queries are concatenated; each has its start address and length. Its match coordinates
-  // are stored at the same offsets as its characters.
+  // Queries are concatenated; each has its start address and length, and its
+  // qlen - MIN_MATCH_LEN + 1 match coordinates start at coord_addrs[qid].
   const int addr = query_addrs[qid], qlen = query_lengths[qid];
   const unsigned char* q = queries + addr;
-  MatchCoord* out = match_coords + addr;
+  MatchCoord* out = match_coords + coord_addrs[qid];
   // Only positions where a match of min_match_len can still start are searched.
   // State carried from position s-1 to s: `node`, the deepest tree node whose whole path label
   // is matched, and `len`, the match length (the match may end inside the edge below node).
@@ -193,12 +195,15 @@ int main(int argc, char** argv) {
   for (int i = 0; i < reflen; ++i) ref[i] = (unsigned char)(rr.u32() & 3);
   ref[reflen] = 4;  // '$'
   std::vector<unsigned char> q;
-  std::vector<int> qaddr(nq), qlens(nq);
+  std::vector<int> qaddr(nq), qlens(nq), caddr(nq);
+  int ncoords = 0;
   for (int j = 0; j < nq; ++j) {
     const int len = rq.range(QMIN, QMAX);
     const int at = rq.range(0, reflen - len);
     qaddr[j] = int(q.size());
     qlens[j] = len;
+    caddr[j] = ncoords;
+    ncoords += len - MIN_MATCH_LEN + 1;
     for (int i = 0; i < len; ++i) {
       unsigned char c = ref[at + i];
       if (rq.range(0, 7) == 0) c = (unsigned char)((c + rq.range(1, 3)) & 3);  // substitution
@@ -213,20 +218,23 @@ int main(int argc, char** argv) {
   WL_CK(cudaMalloc(&d_nodes, nodes.size() * sizeof(Node)));
   WL_CK(cudaMalloc(&d_ref, ref.size()));
   WL_CK(cudaMalloc(&d_q, q.size()));
-  WL_CK(cudaMalloc(&d_mc, q.size() * sizeof(MatchCoord)));
+  WL_CK(cudaMalloc(&d_mc, size_t(ncoords) * sizeof(MatchCoord)));
   WL_CK(cudaMemcpy(d_nodes, nodes.data(), nodes.size() * sizeof(Node), cudaMemcpyHostToDevice));
   WL_CK(cudaMemcpy(d_ref, ref.data(), ref.size(), cudaMemcpyHostToDevice));
   WL_CK(cudaMemcpy(d_q, q.data(), q.size(), cudaMemcpyHostToDevice));
-  int *d_addr, *d_len;
+  int *d_addr, *d_len, *d_caddr;
   WL_CK(cudaMalloc(&d_addr, nq * sizeof(int)));
   WL_CK(cudaMalloc(&d_len, nq * sizeof(int)));
+  WL_CK(cudaMalloc(&d_caddr, nq * sizeof(int)));
+  WL_CK(cudaMemcpy(d_caddr, caddr.data(), nq * sizeof(int), cudaMemcpyHostToDevice));
   WL_CK(cudaMemcpy(d_addr, qaddr.data(), nq * sizeof(int), cudaMemcpyHostToDevice));
   WL_CK(cudaMemcpy(d_len, qlens.data(), nq * sizeof(int), cudaMemcpyHostToDevice));
-  WL_CK(cudaMemset(d_mc, 0, q.size() * sizeof(MatchCoord)));
+  WL_CK(cudaMemset(d_mc, 0, size_t(ncoords) * sizeof(MatchCoord)));
   const int threads = 256, blocks = (nq + threads - 1) / threads;
-  mummergpuKernel<<<blocks, threads>>>(d_nodes, d_ref, d_q, d_addr, d_len, d_mc, nq);
+  mummergpuKernel<<<blocks, threads>>>(d_nodes, d_ref, d_q, d_addr, d_len, d_caddr, d_mc,
+                                                nq);
   WL_CK_LAUNCH();
-  std::vector<MatchCoord> mc(q.size());
+  std::vector<MatchCoord> mc(ncoords);
   WL_CK(cudaMemcpy(mc.data(), d_mc, mc.size() * sizeof(MatchCoord), cudaMemcpyDeviceToHost));
 
   // Reference: suffix array of ref (without '$'), longest match by binary search + LCP.
@@ -254,7 +262,7 @@ int main(int argc, char** argv) {
       int best = 0;
       if (it != sa.end()) best = std::max(best, lcp(*it, p, plen));
       if (it != sa.begin()) best = std::max(best, lcp(*(it - 1), p, plen));
-      const size_t k = size_t(qaddr[j]) + s;
+      const size_t k = size_t(caddr[j]) + s;
       ref_len[k] = best;
       got_len[k] = mc[k].len;
       if (best >= MIN_MATCH_LEN) ++reported;
@@ -281,5 +289,6 @@ int main(int argc, char** argv) {
   WL_CK(cudaFree(d_mc));
   WL_CK(cudaFree(d_addr));
   WL_CK(cudaFree(d_len));
+  WL_CK(cudaFree(d_caddr));
   return wl::finish(ok);
 }
