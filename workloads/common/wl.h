@@ -30,10 +30,10 @@
   } while (0)
 
 // Check the launch just made (cudaGetLastError) and wait for it (cudaDeviceSynchronize).
-#define WL_CK_LAUNCH()                    \
-  do {                                    \
-    WL_CK(cudaGetLastError());            \
-    WL_CK(cudaDeviceSynchronize());       \
+#define WL_CK_LAUNCH()              \
+  do {                              \
+    WL_CK(cudaGetLastError());      \
+    WL_CK(cudaDeviceSynchronize()); \
   } while (0)
 
 namespace wl {
@@ -78,8 +78,7 @@ inline std::string arg_str(int argc, char** argv, int index, const char* def) {
 
 // Compare n floats: |got - ref| <= atol + rtol * |ref|. Prints the first mismatch and the count.
 template <typename T>
-bool check_close(const char* what, const T* got, const T* ref, size_t n, double rtol,
-                 double atol) {
+bool check_close(const char* what, const T* got, const T* ref, size_t n, double rtol, double atol) {
   size_t bad = 0, first = 0;
   double worst = 0;
   for (size_t i = 0; i < n; ++i) {
