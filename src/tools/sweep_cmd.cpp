@@ -567,8 +567,9 @@ std::string find_tool(const char* name, const char* env) {
 }
 
 /// The Slurm backend: one job array per attempt, a task per run, each task running
-/// `simtlab sweep exec OUT --run ID`; the job's state from `squeue` while it is queued or
-/// running (sacct is not needed). Runs that did not pass are submitted once more. Returns the
+/// `simtlab sweep exec OUT --run ID`; the job's progress from `squeue` while it is queued or
+/// running and from the runs' status.json files; `sacct`, where accounting is configured,
+/// names the Slurm state of a task that died without writing its status. Runs that did not pass are submitted once more. Returns the
 /// number of runs that did not pass. Nothing Slurm-specific is written outside OUT/slurm.
 size_t run_slurm(const std::string& out, const json& plan, std::vector<std::string> todo,
                  const SlurmOptions& so, const std::string& name, const std::string& self) {
@@ -627,13 +628,34 @@ size_t run_slurm(const std::string& out, const json& plan, std::vector<std::stri
       if (done != last_done) {
         const double el =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::string eta =
+            done ? fmt_secs(el / double(done) * double(todo.size() - done)) : std::string("?");
         std::fprintf(stderr,
-                     "[%zu/%zu] %zu failed, %zu queued or running (attempt %d) | elapsed %s\n",
-                     done, todo.size(), failed, queued, attempt, fmt_secs(el).c_str());
+                     "[%zu/%zu] %zu failed, %zu queued or running (attempt %d) | elapsed %s, "
+                     "ETA %s\n",
+                     done, todo.size(), failed, queued, attempt, fmt_secs(el).c_str(),
+                     eta.c_str());
         last_done = done;
       }
       if (queued == 0) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    // Slurm's own verdict on tasks that wrote no status (TIMEOUT, OUT_OF_MEMORY, NODE_FAIL,
+    // ...), when accounting is there to ask (sacct needs slurmdbd; status.json is what counts).
+    std::map<size_t, std::string> slurm_state;
+    if (const std::string sacct = find_tool("sacct", "SACCT"); !sacct.empty()) {
+      std::string acc;
+      if (capture({sacct, "-n", "-P", "-X", "-j", jid, "-o", "JobID,State"}, &acc) == 0) {
+        std::istringstream is(acc);
+        std::string line;
+        while (std::getline(is, line)) {
+          const size_t us = line.find('_'), bar = line.find('|');
+          if (us == std::string::npos || bar == std::string::npos || bar < us) continue;
+          const std::string task = line.substr(us + 1, bar - us - 1);
+          if (!task.empty() && task.find_first_not_of("0123456789") == std::string::npos)
+            slurm_state[std::stoul(task)] = line.substr(bar + 1);
+        }
+      }
     }
     std::vector<std::string> again;
     for (const auto& id : todo) {
@@ -646,9 +668,11 @@ size_t run_slurm(const std::string& out, const json& plan, std::vector<std::stri
       again.push_back(id);
       const size_t idx = size_t(&id - todo.data());
       const std::string why =
-          state == "pending" ? fmt::format("the task wrote no status (see {}/attempt{}_{}.log)",
-                                           dir.string(), attempt, idx)
-                             : st.value("reason", "");
+          state == "pending"
+              ? fmt::format("the task wrote no status{} (see {}/attempt{}_{}.log)",
+                            slurm_state.count(idx) ? "; Slurm says " + slurm_state[idx] : "",
+                            dir.string(), attempt, idx)
+              : st.value("reason", "");
       if (attempt == 1)
         std::fprintf(stderr, "simtlab sweep: %s %s (%s); trying it once more\n", id.c_str(),
                      state.c_str(), why.c_str());
