@@ -16,13 +16,30 @@ STALL_PREFIX = "stat:sm_total.stall."
 
 
 def _bars(table, title, ylabel, stacked=False, hline=None):
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(table.index) * max(1, len(table.columns)) / 2 + 3), 4))
-    table.plot.bar(ax=ax, stacked=stacked, width=0.8, rot=30)
+    """Grouped (or stacked) bars of a table: one group per row, one bar per column. Small
+    tables get vertical bars; tables with many bars get horizontal ones, the figure growing in
+    height so every label stays readable (rows top to bottom in table order)."""
+    per_group = 1 if stacked else max(1, len(table.columns))
+    bars = len(table.index) * per_group
+    if bars <= 30:
+        fig, ax = plt.subplots(figsize=(min(14.0, 3.0 + 0.28 * bars + 0.3 * len(table.index)), 4.2))
+        table.plot.bar(ax=ax, stacked=stacked, width=0.8, rot=30)
+        ax.set_ylabel(ylabel)
+        if hline is not None:
+            ax.axhline(hline, color="black", linewidth=0.8, linestyle="--")
+        for lbl in ax.get_xticklabels():
+            lbl.set_horizontalalignment("right")
+    else:
+        fig, ax = plt.subplots(figsize=(10.0, 1.5 + 0.2 * bars + 0.1 * len(table.index)))
+        table.iloc[::-1].plot.barh(ax=ax, stacked=stacked, width=0.8)
+        ax.set_xlabel(ylabel)
+        if hline is not None:
+            ax.axvline(hline, color="black", linewidth=0.8, linestyle="--")
     ax.set_title(title)
-    ax.set_ylabel(ylabel)
-    ax.set_xlabel("")
-    if hline is not None:
-        ax.axhline(hline, color="black", linewidth=0.8, linestyle="--")
+    if bars > 30:
+        ax.set_ylabel("")
+    else:
+        ax.set_xlabel("")
     ax.legend(fontsize="small", ncol=2 if len(table.columns) > 6 else 1,
               loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()

@@ -569,8 +569,9 @@ std::string find_tool(const char* name, const char* env) {
 /// The Slurm backend: one job array per attempt, a task per run, each task running
 /// `simtlab sweep exec OUT --run ID`; the job's progress from `squeue` while it is queued or
 /// running and from the runs' status.json files; `sacct`, where accounting is configured,
-/// names the Slurm state of a task that died without writing its status. Runs that did not pass are submitted once more. Returns the
-/// number of runs that did not pass. Nothing Slurm-specific is written outside OUT/slurm.
+/// names the Slurm state of a task that died without writing its status. Runs that did not pass are
+/// submitted once more. Returns the number of runs that did not pass. Nothing Slurm-specific is
+/// written outside OUT/slurm.
 size_t run_slurm(const std::string& out, const json& plan, std::vector<std::string> todo,
                  const SlurmOptions& so, const std::string& name, const std::string& self) {
   const std::string sbatch = find_tool("sbatch", "SBATCH"), squeue = find_tool("squeue", "SQUEUE");
@@ -633,8 +634,7 @@ size_t run_slurm(const std::string& out, const json& plan, std::vector<std::stri
         std::fprintf(stderr,
                      "[%zu/%zu] %zu failed, %zu queued or running (attempt %d) | elapsed %s, "
                      "ETA %s\n",
-                     done, todo.size(), failed, queued, attempt, fmt_secs(el).c_str(),
-                     eta.c_str());
+                     done, todo.size(), failed, queued, attempt, fmt_secs(el).c_str(), eta.c_str());
         last_done = done;
       }
       if (queued == 0) break;
