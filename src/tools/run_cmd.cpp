@@ -26,6 +26,7 @@
 #include "tools/commands.h"
 #include "tools/gpgpusim_import.h"
 #include "tools/paths.h"
+#include "tools/tool_util.h"
 
 namespace simtlab::tools {
 
@@ -85,17 +86,8 @@ ElfInfo inspect_elf(const std::string& path) {
 
 std::string find_program(const std::string& prog) {
   if (prog.find('/') != std::string::npos) return prog;
-  const char* p = std::getenv("PATH");
-  std::string path = p ? p : "";
-  size_t b = 0;
-  while (b <= path.size()) {
-    size_t e = path.find(':', b);
-    if (e == std::string::npos) e = path.size();
-    const fs::path cand = fs::path(path.substr(b, e - b)) / prog;
-    if (access(cand.c_str(), X_OK) == 0) return cand.string();
-    b = e + 1;
-  }
-  return prog;
+  const std::string found = find_tool(prog);
+  return found.empty() ? prog : found;
 }
 
 /// Fail unless `path` (an output file option) can be written: an existing file must be a

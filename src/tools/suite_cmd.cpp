@@ -39,8 +39,6 @@
 #include "tools/paths.h"
 #include "tools/tool_util.h"
 
-extern char** environ;
-
 namespace simtlab::tools {
 
 namespace fs = std::filesystem;

@@ -551,21 +551,6 @@ int capture(const std::vector<std::string>& argv, std::string* out) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-std::string find_tool(const char* name, const char* env) {
-  if (const char* e = std::getenv(env); e && *e) return e;
-  const char* p = std::getenv("PATH");
-  std::string path = p ? p : "";
-  size_t b = 0;
-  while (b <= path.size()) {
-    size_t e = path.find(':', b);
-    if (e == std::string::npos) e = path.size();
-    const fs::path cand = fs::path(path.substr(b, e - b)) / name;
-    if (b != e && access(cand.c_str(), X_OK) == 0) return cand.string();
-    b = e + 1;
-  }
-  return {};
-}
-
 /// The Slurm backend: one job array per attempt, a task per run, each task running
 /// `simtlab sweep exec OUT --run ID`; the job's progress from `squeue` while it is queued or
 /// running and from the runs' status.json files; `sacct`, where accounting is configured,

@@ -72,18 +72,25 @@ std::string find_manifest(const std::string& given) {
       "or set SIMTLAB_WORKLOADS=DIR");
 }
 
-std::string find_nvcc() {
-  if (const char* e = std::getenv("NVCC"); e && *e) return e;
+std::string find_tool(const std::string& name, const char* env) {
+  if (env)
+    if (const char* e = std::getenv(env); e && *e) return e;
   const char* p = std::getenv("PATH");
-  std::string path = p ? p : "";
+  const std::string path = p ? p : "";
   size_t b = 0;
   while (b <= path.size()) {
     size_t e = path.find(':', b);
     if (e == std::string::npos) e = path.size();
-    const fs::path cand = fs::path(path.substr(b, e - b)) / "nvcc";
-    if (b != e && access(cand.c_str(), X_OK) == 0) return cand.string();
+    // An empty PATH entry is the current directory (as the shell reads PATH).
+    const fs::path cand = fs::path(b == e ? std::string(".") : path.substr(b, e - b)) / name;
+    if (access(cand.c_str(), X_OK) == 0) return cand.string();
     b = e + 1;
   }
+  return {};
+}
+
+std::string find_nvcc() {
+  if (std::string n = find_tool("nvcc", "NVCC"); !n.empty()) return n;
   for (const char* c : {"/usr/local/cuda/bin/nvcc", "/usr/local/cuda-13/bin/nvcc"})
     if (access(c, X_OK) == 0) return c;
   return {};

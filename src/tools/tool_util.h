@@ -18,6 +18,8 @@ namespace simtlab::tools {
 std::string find_manifest(const std::string& given);
 /// Where the workload binaries are built by default: build/workloads next to build/bin.
 std::string default_bin_dir();
+/// `$env` if set (env may be null), else the first executable `name` on PATH ("" if none).
+std::string find_tool(const std::string& name, const char* env = nullptr);
 /// nvcc from $NVCC, PATH or /usr/local/cuda/bin ("" if none).
 std::string find_nvcc();
 /// Start argv[0] (a path) with stdin from /dev/null and stdout/stderr truncated to
