@@ -78,6 +78,7 @@ class Decoder {
       std::vector<uint32_t> slot(f.regs.size());
       for (size_t r = 0; r < f.regs.size(); ++r)
         slot[r] = f.regs[r].is_pred() ? pf.npreds++ : pf.nregs++;
+      pf.reg_slot = slot;
       slots_.push_back(std::move(slot));
       P->func_by_module_index[fi] = int32_t(P->funcs.size());
       P->funcs.push_back(std::move(pf));

@@ -1,6 +1,8 @@
 #include "func/device.h"
+#include "func/regcheck.h"
 
 #include <cstring>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -199,6 +201,12 @@ LaunchResult FunctionalEngine::run(Device& dev, LaunchState& L) {
 LaunchResult FunctionalEngine::run_impl(Device& dev, LaunchState& L, LaunchResult& r) {
   ExecContext cx;
   cx.livelock_check = dev.options().livelock_check;
+  if (dev.options().regalloc_check) {
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lock(mu);
+    if (!L.prog->reg_aliases) L.prog->reg_aliases = build_reg_aliases(*L.prog);
+    cx.reg_aliases = L.prog->reg_aliases.get();
+  }
   cx.gmem = &dev.memory();
   cx.heap = &dev.heap();
   cx.prog = L.prog;

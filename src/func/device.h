@@ -32,7 +32,8 @@ struct DeviceOptions {
   uint32_t warp_size = 32;
   uint32_t stack_bytes = 1024;  // per-thread call stack (CUDA's default cudaLimitStackSize)
   uint64_t max_warp_insts_per_cta = uint64_t(1) << 32;  // watchdog for endless loops
-  bool livelock_check = true;  // stop kernels whose warps loop forever (func/livelock.h)
+  bool livelock_check = true;   // stop kernels whose warps loop forever (func/livelock.h)
+  bool regalloc_check = false;  // run on architectural registers (func/regcheck.h)
 };
 
 struct LaunchResult {

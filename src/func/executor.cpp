@@ -1,4 +1,5 @@
 #include "func/executor.h"
+#include "func/regcheck.h"
 
 #include <span>
 
@@ -468,7 +469,16 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     rec->texels.clear();
   }
   if (exec) {
-    d.fn(cx, w, d, exec);
+    if (cx.reg_aliases) [[unlikely]] {
+      // Allocation checker: writes reach the values sharing their architectural registers
+      // (not across a call or return: the frame changed).
+      const size_t frames = w.frames.size();
+      d.fn(cx, w, d, exec);
+      if (w.frames.size() == frames && !w.frames.empty())
+        apply_reg_aliases(*cx.reg_aliases, w, pc, exec);
+    } else {
+      d.fn(cx, w, d, exec);
+    }
     if (d.writes_mem) ++cx.gmem->write_epoch;
   }
   ++w.insts;

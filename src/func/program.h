@@ -83,6 +83,7 @@ struct ProgFunction {
   uint32_t module_func = 0;  // index into ptx::Module::funcs
   uint32_t begin = 0, end = 0;
   uint32_t nregs = 0, npreds = 0;  // value and predicate slots
+  std::vector<uint32_t> reg_slot;  // ptx register id -> its value or predicate slot
   ptx::FrameLayout frame;
   std::vector<uint32_t> param_vars, ret_vars;  // module var indices (frame-resident params)
   std::string name;
@@ -122,6 +123,9 @@ struct Program {
   uint32_t kernel_local_bytes = 0;            // kernel frame
   uint32_t estimated_regs = 0;                // register estimate per thread from PTX liveness
   bool has_calls = false;
+  // The register-allocation checker's alias copies (func/regcheck.h), built on first use by a
+  // launch with DeviceOptions::regalloc_check.
+  mutable std::shared_ptr<const struct RegAliases> reg_aliases;
 
   const ptx::Instruction& inst(uint32_t pc) const { return *code[pc].in; }
   const ProgFunction& func_of(uint32_t pc) const { return funcs[code[pc].func]; }

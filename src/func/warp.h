@@ -20,6 +20,7 @@
 namespace simtlab::func {
 
 class GlobalMemory;
+struct RegAliases;
 class DeviceHeap;
 class TextureTable;
 struct LaunchState;
@@ -135,6 +136,9 @@ struct ExecContext {
   uint64_t cycle = 0;          // current simulated cycle (%clock); the timing model updates it
   uint64_t time_ns = 0;        // %globaltimer
   bool livelock_check = true;  // engines stop kernels the livelock detector flags
+  // Register-allocation checker (func/regcheck.h): alias copies after every instruction;
+  // null = off.
+  const RegAliases* reg_aliases = nullptr;
 };
 
 /// Parameters of one kernel launch, shared by all CTAs.

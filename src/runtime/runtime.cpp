@@ -82,6 +82,7 @@ Runtime::Runtime() {
   o.stack_bytes = params_.sim.stack_bytes;
   o.max_warp_insts_per_cta = params_.sim.max_warp_insts_per_cta;
   o.livelock_check = params_.sim.livelock_check;
+  o.regalloc_check = params_.sim.regalloc_check;
   dev_ = std::make_unique<func::Device>(o);
   dev_->heap().set_limit(params_.sim.heap_bytes);
   dev_->max_shared_per_block = params_.sm.max_shared_per_block;

@@ -76,6 +76,7 @@ struct SimParams {
   uint64_t watchdog_cycles = 1000000;
   uint64_t max_kernel_cycles = 0;
   bool livelock_check = true;
+  bool regalloc_check = false;
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
   void describe(config::Describer& d) {
@@ -107,6 +108,11 @@ struct SimParams {
             "memory write on the device (a spin on a flag nobody sets): reported with a per-warp "
             "dump as cudaErrorLaunchTimeout",
             "simtlab");
+    d.param("regalloc_check", regalloc_check, "",
+            "Functional mode: execute kernels on architectural registers (every write also "
+            "reaches the virtual registers the allocator put in the same register), so an "
+            "allocation bug changes the program's output (src/func/regcheck.h)",
+            "simtlab (issue #14)");
     d.param("fixed_memory_latency", fixed_memory_latency, "cycles",
             "Latency of every memory request when mem.model=fixed (stand-in memory system)",
             "assumption: ~200 core cycles, GTX480-class DRAM load latency")

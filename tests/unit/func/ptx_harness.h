@@ -12,7 +12,7 @@ namespace simtlab::testing {
 
 class PtxRunner {
  public:
-  PtxRunner() {
+  explicit PtxRunner(func::DeviceOptions opt = {}) : dev_(opt) {
     dev_.set_print_sink([this](const std::string& s) { printed += s; });
   }
   explicit PtxRunner(const std::string& ptx) : PtxRunner() { load(ptx); }

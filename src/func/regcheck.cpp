@@ -1,0 +1,114 @@
+#include "func/regcheck.h"
+
+#include <algorithm>
+
+namespace simtlab::func {
+
+std::unique_ptr<RegAliases> build_reg_aliases(
+    const Program& p, const std::function<void(const ptx::Function&, ptx::RegAlloc&)>& tweak) {
+  auto out = std::make_unique<RegAliases>();
+  std::vector<std::vector<AliasCopy>> per_pc(p.code.size());
+  for (const ProgFunction& pf : p.funcs) {
+    if (pf.builtin || pf.reg_slot.empty()) continue;
+    const ptx::Function& f = p.ir->funcs[pf.module_func];
+    ptx::RegAlloc a = ptx::allocate_registers(f);
+    if (tweak) tweak(f, a);
+    const size_t n = f.regs.size();
+    // Registers by architectural register they occupy (values and predicates apart).
+    uint32_t top = 0, ptop = 0;
+    for (const ptx::ArchReg& r : a.regs)
+      if (r.base >= 0) {
+        if (r.pred)
+          ptop = std::max<uint32_t>(ptop, uint32_t(r.base) + 1);
+        else
+          top = std::max<uint32_t>(top, uint32_t(r.base) + r.width);
+      }
+    std::vector<std::vector<uint32_t>> on(top), pon(ptop);
+    for (uint32_t r = 0; r < n; ++r) {
+      const ptx::ArchReg& ar = a.regs[r];
+      if (ar.base < 0) continue;
+      if (ar.pred)
+        pon[uint32_t(ar.base)].push_back(r);
+      else
+        for (uint32_t k = 0; k < ar.width; ++k) on[uint32_t(ar.base) + k].push_back(r);
+    }
+    // Slot -> register, to read the decoded destinations back.
+    std::vector<int32_t> reg_of_slot(pf.nregs, -1), reg_of_pslot(pf.npreds, -1);
+    for (uint32_t r = 0; r < n; ++r) {
+      if (f.regs[r].is_pred())
+        reg_of_pslot[pf.reg_slot[r]] = int32_t(r);
+      else
+        reg_of_slot[pf.reg_slot[r]] = int32_t(r);
+    }
+    // Alias copies of one destination register.
+    auto copies_of = [&](uint32_t r, std::vector<AliasCopy>& v) {
+      const ptx::ArchReg& ar = a.regs[r];
+      if (ar.base < 0) return;
+      const uint32_t b = uint32_t(ar.base);
+      if (ar.pred) {
+        for (uint32_t q : pon[b])
+          if (q != r) v.push_back({pf.reg_slot[r], pf.reg_slot[q], 0, 0, 0, true});
+        return;
+      }
+      if (ar.width > 2) return;  // 128-bit values: not aliased (see the header)
+      std::vector<uint32_t> seen;
+      for (uint32_t k = 0; k < ar.width; ++k)
+        for (uint32_t q : on[b + k]) {
+          if (q == r || std::find(seen.begin(), seen.end(), q) != seen.end()) continue;
+          seen.push_back(q);
+          const ptx::ArchReg& aq = a.regs[q];
+          if (aq.width > 2) continue;
+          const uint32_t lo = std::max(b, uint32_t(aq.base));
+          const uint32_t hi = std::min(b + ar.width, uint32_t(aq.base) + aq.width);
+          v.push_back({pf.reg_slot[r], pf.reg_slot[q], uint8_t(lo - b),
+                       uint8_t(lo - uint32_t(aq.base)), uint8_t(hi - lo), false});
+        }
+    };
+    for (uint32_t pc = pf.begin; pc < pf.end && pc < p.code.size(); ++pc) {
+      const DInst& d = p.code[pc];
+      for (uint32_t i = 0; i < d.ndst; ++i) {
+        const uint16_t s = d.dst[i];
+        const int32_t r = s >= kPredSlotBase ? (uint32_t(s - kPredSlotBase) < reg_of_pslot.size()
+                                                    ? reg_of_pslot[s - kPredSlotBase]
+                                                    : -1)
+                                             : (s < reg_of_slot.size() ? reg_of_slot[s] : -1);
+        if (r >= 0) copies_of(uint32_t(r), per_pc[pc]);
+      }
+    }
+    for (uint32_t r = 0; r < n; ++r)
+      if (a.regs[r].base >= 0 && !a.regs[r].pred)
+        for (uint32_t k = 0; k < a.regs[r].width; ++k)
+          out->shared_pairs += on[uint32_t(a.regs[r].base) + k].size() - 1;
+  }
+  out->begin.resize(p.code.size() + 1);
+  for (size_t pc = 0; pc < p.code.size(); ++pc) {
+    out->begin[pc] = uint32_t(out->copies.size());
+    out->copies.insert(out->copies.end(), per_pc[pc].begin(), per_pc[pc].end());
+  }
+  out->begin[p.code.size()] = uint32_t(out->copies.size());
+  return out;
+}
+
+void apply_reg_aliases(const RegAliases& a, Warp& w, uint32_t pc, LaneMask lanes) {
+  for (uint32_t i = a.begin[pc]; i < a.begin[pc + 1]; ++i) {
+    const AliasCopy& c = a.copies[i];
+    if (c.pred) {
+      w.P[c.to] = (w.P[c.to] & ~lanes) | (w.P[c.from] & lanes);
+      continue;
+    }
+    uint64_t* from = w.R + size_t(c.from) * kMaxWarpSize;
+    uint64_t* to = w.R + size_t(c.to) * kMaxWarpSize;
+    for (LaneMask m = lanes; m; m &= m - 1) {
+      const unsigned l = unsigned(__builtin_ctz(m));
+      uint64_t v = to[l];
+      for (uint32_t k = 0; k < c.words; ++k) {
+        const uint64_t word = (from[l] >> (32 * (c.from_word + k))) & 0xffffffffu;
+        const unsigned sh = 32 * (c.to_word + k);
+        v = (v & ~(uint64_t(0xffffffffu) << sh)) | (word << sh);
+      }
+      to[l] = v;
+    }
+  }
+}
+
+}  // namespace simtlab::func
