@@ -81,6 +81,13 @@ class Engine {
   /// Whether run_streams overlaps work of different streams (then the runtime defers
   /// stream work until a synchronisation point).
   virtual bool concurrent() const { return false; }
+  /// The runtime's copy engine wrote [a, a + n) of device memory (a host-to-device or
+  /// device-to-device copy, a memset). Timing engines update the state the write leaves
+  /// behind (L2 contents); the functional engine has none.
+  virtual void copy_engine_write(Addr a, uint64_t n) {
+    (void)a;
+    (void)n;
+  }
   /// After run() threw: what the failed launch did up to the failure (instructions, cycles,
   /// partial stats). False when the engine has nothing to report.
   virtual bool take_failed_result(LaunchResult* out) {

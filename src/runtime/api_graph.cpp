@@ -79,6 +79,7 @@ GraphOp memset_op(void* dst, size_t pitch, unsigned value, unsigned elem, size_t
       const auto a = reinterpret_cast<simtlab::Addr>(static_cast<char*>(dst) + r * pitch);
       if (!rt.dev().valid(a, row.size())) return rt.ret(cudaErrorInvalidValue);
       rt.dev().write(a, row.data(), row.size());
+      rt.dev().engine()->copy_engine_write(a, row.size());
     }
     return cudaSuccess;
   };

@@ -39,6 +39,7 @@ cudaError_t do_copy(Runtime& rt, void* dst, const void* src, size_t n, cudaMemcp
           return rt.ret(cudaErrorInvalidValue);
         }
         dev.write(d, src, n);
+        dev.engine()->copy_engine_write(d, n);  // the copy's writes pass through the L2
         break;
       case cudaMemcpyDeviceToHost:
         if (!sdev) {
@@ -55,6 +56,7 @@ cudaError_t do_copy(Runtime& rt, void* dst, const void* src, size_t n, cudaMemcp
           return rt.ret(cudaErrorInvalidValue);
         }
         dev.copy(d, s, n);
+        dev.engine()->copy_engine_write(d, n);
         break;
       default:
         return rt.ret(cudaErrorInvalidMemcpyDirection);
@@ -87,6 +89,7 @@ cudaError_t do_memset(Runtime& rt, void* p, int value, size_t n, const char* api
     return rt.ret(cudaErrorInvalidValue);
   }
   rt.dev().fill(a, uint8_t(value), n);
+  rt.dev().engine()->copy_engine_write(a, n);
   return cudaSuccess;
 }
 

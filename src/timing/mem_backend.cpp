@@ -41,6 +41,7 @@ class FullBackend : public MemBackend {
   }
   void attach(uint32_t sm, sim::Component& c) override { mem_.attach_sm(sm, c); }
   void update_stats() override { mem_.update_stats(); }
+  void copy_engine_write(Addr a, uint64_t n) override { mem_.copy_engine_write(a, n); }
 
  private:
   MemorySystem mem_;

@@ -23,6 +23,12 @@ class MemBackend {
   virtual void attach(uint32_t sm, sim::Component& c) {}
   /// Bring time-integrated statistics up to date before a snapshot.
   virtual void update_stats() {}
+  /// The copy engine wrote [a, a + n) of device memory (cudaMemcpy, cudaMemset): the full
+  /// memory system leaves the lines in the L2 (MemorySystem::copy_engine_write).
+  virtual void copy_engine_write(Addr a, uint64_t n) {
+    (void)a;
+    (void)n;
+  }
 };
 
 std::unique_ptr<MemBackend> make_memory_backend(const GpuParams& p, sim::Simulation& sim,

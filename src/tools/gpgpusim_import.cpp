@@ -324,12 +324,194 @@ const std::map<std::string, Mapper>& mappers() {
     t["ptx_opcode_latency_dp"] = lat("dp", "latency", {"fp64", nullptr, nullptr, nullptr, nullptr});
     t["ptx_opcode_initiation_dp"] =
         lat("dp", "interval", {"fp64", nullptr, nullptr, nullptr, nullptr});
+    t["ptx_opcode_latency_tesnor"] = direct("sm.tensor.latency");  // GPGPU-Sim's spelling
+    t["ptx_opcode_latency_tensor"] = direct("sm.tensor.latency");
+    t["ptx_opcode_initiation_tensor"] = direct("sm.tensor.interval");
+    t["gpgpu_compute_capability_major"] = direct("gpu.cc_major");
+    t["gpgpu_compute_capability_minor"] = direct("gpu.cc_minor");
+    t["gpgpu_n_cluster_ejection_buffer_size"] = direct("mem.icnt.sm_ejection_buffer");
+    // GPGPU-Sim's built-in crossbar (network_mode 2): packets per input / per output buffer.
+    t["icnt_in_buffer_limit"] = direct("mem.icnt.input_buffer");
+    t["icnt_out_buffer_limit"] = direct("mem.icnt.mem_ejection_buffer");
+    // GPGPU-Sim's general operand collector pool (used when the specialised ones are off).
+    t["gpgpu_operand_collector_num_units_gen"] = direct("sm.collector_units");
+    t["gpgpu_perfect_inst_const_cache"] = [](const std::string& v, const Emit& e) {
+      const bool on = to_uint(v, "") != 0;
+      e("sm.l1i_perfect", on ? "true" : "false");
+      if (on)
+        e("@note",
+          "gpgpu_perfect_inst_const_cache: imported for the instruction cache only "
+          "(simtlab has no perfect constant cache)");
+      return true;
+    };
+    t["gpgpu_perf_sim_memcpy"] = [](const std::string& v, const Emit& e) {
+      e("mem.l2.memcpy_fills", to_uint(v, "") == 0 ? "false" : "true");
+      return true;
+    };
+    // "<icnt to L2>:<L2 to DRAM>:<DRAM to L2>:<L2 to icnt>" queue entries.
+    t["gpgpu_dram_partition_queues"] = [](const std::string& v, const Emit& e) {
+      const auto p = split(v, ":");
+      if (p.size() != 4)
+        throw Malformed{"expected <icnt-L2>:<L2-dram>:<dram-L2>:<L2-icnt> queue sizes, got '" + v +
+                        "'"};
+      e("mem.l2.rop_queue", trim(p[0]));
+      e("mem.l2.dram_queue", trim(p[1]));
+      e("mem.l2.dram_return_queue", trim(p[2]));
+      e("mem.l2.response_queue", trim(p[3]));
+      return true;
+    };
+    t["gpgpu_memory_partition_indexing"] = [](const std::string& v, const Emit& e) {
+      if (to_uint(v, "") != 0) return false;  // XOR, IPoly, PAE, random, custom: not modelled
+      e("mem.map.hash", "none");
+      return true;
+    };
+    // "dramid@<bit>;<64 mask letters>": channel bits at <bit> (the interleave), then the
+    // channel-local layout of R/B/C/S bits; leading zero bits are unused address bits.
+    t["gpgpu_mem_addr_mapping"] = [](const std::string& v, const Emit& e) {
+      const size_t semi = v.find(';');
+      if (semi == std::string::npos || trim(v.substr(0, semi)).rfind("dramid@", 0) != 0)
+        return false;  // explicit D bits: simtlab's map cannot express them
+      const uint64_t bit = to_uint(trim(v.substr(0, semi)).substr(7), "dramid bit");
+      if (bit > 20) throw Malformed{fmt::format("dramid@{}: at most bit 20", bit)};
+      std::string layout = trim(v.substr(semi + 1));
+      const size_t first = layout.find_first_not_of("0.");
+      if (first == std::string::npos) throw Malformed{"the mapping has no address bits"};
+      layout = layout.substr(first);
+      if (layout.find_first_not_of("RBCS.") != std::string::npos) return false;
+      e("mem.map.interleave", std::to_string(uint64_t(1) << bit));
+      e("mem.map.layout", layout);
+      return true;
+    };
+    // Settings that are simtlab's only behaviour: accepted (imported) as they are, any other
+    // setting is a mechanism simtlab lacks (then listed as ignored with ignore_reason()).
+    auto only = [](std::vector<std::string> ok) {
+      return Mapper([ok](const std::string& v, const Emit& e) {
+        for (const auto& o : ok)
+          if (trim(v) == o) {
+            e("@ok", "");
+            return true;
+          }
+        return false;
+      });
+    };
+    t["gpgpu_simd_model"] = only({"1"});
+    t["gpgpu_cache:dl2_texture_only"] = only({"0"});
+    t["gpgpu_shmem_limited_broadcast"] = only({"0"});
+    t["gpgpu_shmem_warp_parts"] = only({"1"});
+    t["gpgpu_coalesce_arch"] = only({"20", "30", "35", "50", "60", "61", "70", "75", "80", "86"});
+    t["gpgpu_max_insn_issue_per_warp"] = only({"1"});
+    t["gpgpu_dual_issue_diff_exec_units"] = only({"0", "1"});
+    t["dram_bnk_indexing_policy"] = only({"0"});
+    t["dram_bnkgrp_indexing_policy"] = only({"1"});
+    t["icnt_subnets"] = only({"2"});
     return t;
   }();
   return m;
 }
 
 }  // namespace
+
+std::string ignore_reason(const std::string& name) {
+  // Safe: no timing effect, or the only setting simtlab has. Missing: a mechanism simtlab
+  // lacks (the cycle counts can differ from GPGPU-Sim's when the option matters).
+  static const std::map<std::string, std::string> r = {
+      // Front end, functional and reporting options.
+      {"gpgpu_ptx_instruction_classification", "safe: statistics only"},
+      {"gpgpu_ptx_sim_mode", "safe: functional/performance switch; simtlab uses --mode"},
+      {"gpgpu_ptx_force_max_capability",
+       "safe: which PTX of the fatbin GPGPU-Sim loads; simtlab picks by gpu.cc_major/cc_minor"},
+      {"gpgpu_ptx_convert_to_ptxplus", "safe: PTXPlus (SASS) execution, off; simtlab runs PTX"},
+      {"gpgpu_ptx_save_converted_ptxplus", "safe: PTXPlus output file"},
+      {"gpgpu_memlatency_stat", "safe: statistics only"},
+      {"gpgpu_runtime_stat", "safe: progress printing"},
+      {"enable_ptx_file_line_stats", "safe: statistics only"},
+      {"visualizer_enabled", "safe: AerialVision log"},
+      {"power_simulation_enabled", "safe: power model (GPUWattch), no timing"},
+      {"gpgpu_clock_gated_lanes", "safe: power model lane gating, no timing"},
+      {"gpgpu_runtime_sync_depth_limit",
+       "safe: dynamic parallelism limit; simtlab has no dynamic parallelism"},
+      {"gpgpu_runtime_pending_launch_count_limit",
+       "safe: dynamic parallelism limit; simtlab has no dynamic parallelism"},
+      // Settings equal to simtlab's only behaviour are imported; other values are these.
+      {"gpgpu_simd_model", "missing: only 1 (post-dominator reconvergence) is modelled"},
+      {"gpgpu_cache:dl2_texture_only", "missing: only 0 (the L2 caches every access) is modelled"},
+      {"gpgpu_shmem_limited_broadcast",
+       "missing: only 0 (unlimited same-word broadcast) is modelled"},
+      {"gpgpu_shmem_warp_parts", "missing: only 1 (the whole warp per shared-memory access)"},
+      {"gpgpu_coalesce_arch",
+       "missing: only Fermi-and-later coalescing (20+: one request per 128-byte block with a "
+       "32-byte sector mask); 13 (GT200 half-warp segments) is not modelled"},
+      {"gpgpu_max_insn_issue_per_warp",
+       "missing: only 1 (no dual issue of one warp's instructions in a cycle)"},
+      {"gpgpu_dual_issue_diff_exec_units", "safe: only used with dual issue, which is off"},
+      {"dram_bnk_indexing_policy", "missing: only 0 (bank bits from the address mapping)"},
+      {"dram_bnkgrp_indexing_policy",
+       "missing: only 1 (bank group = low bank bits: bank mod groups)"},
+      {"icnt_subnets", "missing: only 2 (separate request and response networks)"},
+      {"gpgpu_memory_partition_indexing",
+       "missing: only 0 (linear channel index) is imported; 1-5 (XOR, IPoly, PAE, random, "
+       "custom hashes) are not modelled (mem.map.hash=xor is simtlab's own XOR hash)"},
+      {"gpgpu_mem_addr_mapping",
+       "missing: only the dramid@<bit>;<R/B/C/S mask> form is imported; explicit D "
+       "(channel) bits cannot be expressed by mem.map"},
+      {"gpgpu_scheduler", "missing: rrr and warp_limiting schedulers are not modelled"},
+      {"gpgpu_dram_timing_opt",
+       "missing: the unnamed positional form of GPGPU-Sim 2.x is not imported"},
+      // Superseded by or identical to an imported option.
+      {"gpgpu_shmem_sizeDefault",
+       "safe: the default carve-out; equal to gpgpu_shmem_size (imported) in the shipped "
+       "configurations"},
+      {"gpgpu_mem_address_mask",
+       "safe: selects GPGPU-Sim's built-in mapping; superseded by gpgpu_mem_addr_mapping "
+       "(imported)"},
+      {"gpgpu_registers_per_block",
+       "missing: no per-CTA register limit besides sm.registers (equal, 65536, in QV100)"},
+      {"network_mode",
+       "safe: BookSim (1) or GPGPU-Sim's crossbar (2); both shipped networks are crossbars, "
+       "modelled by mem.icnt (topology crossbar)"},
+      {"inter_config_file",
+       "safe: BookSim file not read; its crossbar values (config_fermi_islip.icnt) are the "
+       "preset's mem.icnt.* values"},
+      {"icnt_arbiter_algo",
+       "missing: the crossbar arbitrates round robin per output; iSLIP (1) is not modelled"},
+      // SM mechanisms simtlab does not have.
+      {"gpgpu_pipeline_widths",
+       "missing: widths of the issue/operand-collector/execute pipeline registers; simtlab "
+       "limits issue by schedulers and units' initiation intervals only"},
+      {"gpgpu_operand_collector_num_units_sfu",
+       "missing: one collector pool (sm.collector_units, from the SP count) serves all units"},
+      {"gpgpu_operand_collector_num_in_ports_sp", "missing: collector port counts"},
+      {"gpgpu_operand_collector_num_out_ports_sp", "missing: collector port counts"},
+      {"gpgpu_operand_collector_num_in_ports_gen", "missing: collector port counts"},
+      {"gpgpu_operand_collector_num_out_ports_gen", "missing: collector port counts"},
+      {"gpgpu_enable_specialized_operand_collector",
+       "safe: simtlab's collector is one general pool (gpgpu_operand_collector_num_units_gen "
+       "is imported as sm.collector_units)"},
+      {"gpgpu_reg_file_port_throughput",
+       "missing: one read per register bank per cycle (no multi-ported banks)"},
+      {"gpgpu_sub_core_model",
+       "missing: Volta's SM sub-cores (per-scheduler register file slice and units); "
+       "simtlab's schedulers share the collectors and units"},
+      {"gpgpu_tensor_core_avail", "safe: tensor instructions (wmma) always run"},
+      {"gpgpu_num_tensor_core_units",
+       "missing: tensor instructions use sm.tensor latency/interval on one shared unit"},
+      {"gpgpu_inst_fetch_throughput",
+       "missing: instructions fetched per cycle (sm.fetch_width counts warps, not "
+       "instructions)"},
+      // Unified L1 (Volta).
+      {"gpgpu_adaptive_cache_config",
+       "missing: the per-kernel L1/shared carve-out; the L1D keeps the -gpgpu_cache:dl1 size"},
+      {"gpgpu_shmem_option", "missing: carve-out choices of the adaptive L1/shared split"},
+      {"gpgpu_unified_l1d_size", "missing: the unified L1/shared capacity (adaptive split)"},
+      {"gpgpu_l1_banks", "missing: L1D bank conflicts"},
+      {"gpgpu_l1_cache_write_ratio", "missing: the L1 ways writes may allocate"},
+      // DRAM.
+      {"dram_dual_bus_interface",
+       "missing: HBM's separate row and column command buses (one command per cycle)"},
+  };
+  auto it = r.find(name);
+  return it == r.end() ? std::string() : it->second;
+}
 
 bool is_gpgpusim_config(const std::string& path) {
   namespace fs = std::filesystem;
@@ -441,6 +623,8 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
             per_ctrlr = x;
           } else if (k == "@note") {
             out.notes.push_back(x);
+          } else if (k == "@ok") {
+            used = true;
           } else {
             used = add(opt, k, x) || used;
           }

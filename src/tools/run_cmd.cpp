@@ -136,10 +136,15 @@ config::Config resolve_config(const std::string& gpu, const std::vector<std::str
   if (is_gpgpusim_config(gpu)) {
     // Imported options become overrides on top of the GTX480 preset; user --set wins.
     GpgpusimImport imp = import_gpgpusim_config(gpu, schema);
-    if (!imp.ignored.empty())
-      std::fprintf(stderr, "simtlab: %s: ignoring %zu option(s) simtlab does not model: %s\n",
-                   gpu.c_str(), imp.ignored.size(),
-                   fmt::format("{}", fmt::join(imp.ignored, ", ")).c_str());
+    if (!imp.ignored.empty()) {
+      std::string why;
+      for (const auto& o : imp.ignored) {
+        const std::string r = ignore_reason(o);
+        why += fmt::format("\n  -{}: {}", o, r.empty() ? "unknown to simtlab" : r);
+      }
+      std::fprintf(stderr, "simtlab: %s: ignoring %zu option(s) simtlab does not model:%s\n",
+                   gpu.c_str(), imp.ignored.size(), why.c_str());
+    }
     for (const auto& n : imp.notes)
       std::fprintf(stderr, "simtlab: %s: %s\n", gpu.c_str(), n.c_str());
     preset = "fermi-gtx480";

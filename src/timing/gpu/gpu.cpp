@@ -200,6 +200,8 @@ void Gpu::fail_running(std::exception_ptr e) {
   std::rethrow_exception(e);
 }
 
+void Gpu::copy_engine_write(Addr a, uint64_t n) { mem_->copy_engine_write(a, n); }
+
 bool Gpu::take_failed_result(func::LaunchResult* out) {
   if (!has_failed_) return false;
   *out = std::move(failed_);

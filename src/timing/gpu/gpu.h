@@ -43,6 +43,7 @@ class Gpu : public func::Engine {
   void run_streams(func::Device& dev, std::vector<func::StreamOp>& ops) override;
   bool concurrent() const override { return p_.gpu.max_concurrent_kernels > 1; }
   bool take_failed_result(func::LaunchResult* out) override;
+  void copy_engine_write(Addr a, uint64_t n) override;
 
   void enable_trace(uint64_t window_begin, uint64_t window_end);
   /// Print a progress line on stderr (kernel, cycles, instructions, rate, CTAs) while running.

@@ -167,7 +167,9 @@ Cache::Cache(std::string name, const CacheParams& p, stats::Group& parent, Cache
       fills_(g_.counter("fills", "responses", "Fill responses installed")),
       fill_requests_(g_.counter("fill_requests", "requests", "Fetches sent to the next level")),
       write_backs_(g_.counter("write_backs", "requests", "Dirty lines written back")),
-      evictions_(g_.counter("evictions", "lines", "Valid lines replaced")) {
+      evictions_(g_.counter("evictions", "lines", "Valid lines replaced")),
+      external_writes_(g_.counter("external_writes", "lines",
+                                  "Lines written by the copy engine (cudaMemcpy/cudaMemset)")) {
   g_.ratio("miss_rate", "", "Misses per accepted access", "misses", "accesses");
   g_.ratio("hit_rate", "", "Hits per accepted access", "hits", "accesses");
   if (auto issues = p.validate(); !issues.empty())
@@ -609,6 +611,41 @@ void Cache::flush() {
 void Cache::invalidate() {
   for (Line& l : lines_)
     if (l.mshr < 0) l = Line{};
+}
+
+bool Cache::external_write(Addr a, uint32_t full_units, uint32_t touched) {
+  const Addr la = line_addr(a);
+  const uint32_t all = line_units(la);
+  const uint32_t units = full_units & all;
+  touched &= all;
+  if (!touched || opts_.keep_data) return false;
+  // Cache units (sectors, or the whole line when not sectored) the write covers completely.
+  const uint32_t per = p_.sectored ? p_.sector / kSectorBytes : p_.line / kSectorBytes;
+  const uint32_t group = (1u << per) - 1;
+  uint32_t full = 0;
+  for (uint32_t u = 0; u < kBlockSectors; u += per)
+    if (((units >> u) & group) == group) full |= group << u;
+  full &= all;
+  const uint32_t set = set_of(la);
+  int32_t slot = find(set, la);
+  if (slot >= 0) {
+    if (lines_[slot].mshr >= 0) return false;
+    repl_->on_hit(set, uint32_t(slot) % p_.assoc);
+  } else {
+    if (!full) return false;
+    bool dirty = false;
+    slot = choose_victim(set, &dirty);
+    if (slot < 0) return false;
+    if (lines_[slot].tag != kNoLine) ++evictions_;
+    lines_[slot] = Line{};
+    install(slot, la);
+  }
+  Line& l = lines_[slot];
+  const uint32_t partial = expand(touched, la) & ~full & l.valid;
+  l.valid |= full;
+  if (global_write_ == WritePolicy::write_back) l.dirty |= full | partial;
+  ++external_writes_;
+  return true;
 }
 
 bool Cache::idle() const {

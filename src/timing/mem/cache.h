@@ -145,6 +145,16 @@ class Cache {
   void flush();
   /// Drops every line without a pending MSHR (dirty data is lost: flush first).
   void invalidate();
+  /// A write to the line holding `a` by an agent outside the timing model (the copy engine of
+  /// a cudaMemcpy / cudaMemset). `full` and `touched` are block-relative 32-byte sector masks:
+  /// the sectors the write covers completely and those it writes any byte of. Cache sectors
+  /// (the whole line when not sectored) inside `full` become valid, and dirty under a
+  /// write-back global policy; a touched cache sector that is already valid becomes dirty. The line
+  /// is allocated (replacement policy victim) or refreshed as by a hit. Instantaneous: no request,
+  /// no latency; a dirty victim's write-back is not sent (the copy engine's own DRAM traffic is not
+  /// modelled either). A line with a pending MSHR, or a set whose ways are all reserved, is left
+  /// alone. Returns whether the line was written. Not in checker mode (no data).
+  bool external_write(Addr a, uint32_t full, uint32_t touched);
   /// No MSHR in use and nothing queued in either direction.
   bool idle() const;
 
@@ -225,6 +235,7 @@ class Cache {
   stats::Counter& fill_requests_;
   stats::Counter& write_backs_;
   stats::Counter& evictions_;
+  stats::Counter& external_writes_;
 };
 
 }  // namespace simtlab::timing

@@ -115,6 +115,26 @@ void MemorySystem::update_stats() {
   for (auto& ch : drams_) ch->update_stats();
 }
 
+void MemorySystem::copy_engine_write(Addr a, uint64_t n) {
+  if (!p_.l2.memcpy_fills || n == 0) return;
+  const Addr end = a + n;
+  const uint32_t subs = map_.sub_partitions();
+  for (Addr b = a & ~Addr(kBlockBytes - 1); b < end; b += kBlockBytes) {
+    const Addr lo = std::max(a, b), hi = std::min<Addr>(end, b + kBlockBytes);
+    // 32-byte sectors of the block [lo, hi) covers completely.
+    const uint32_t first = uint32_t((lo - b + kSectorBytes - 1) / kSectorBytes);
+    const uint32_t last = uint32_t((hi - b) / kSectorBytes);
+    uint32_t units = 0;
+    for (uint32_t u = first; u < last; ++u) units |= 1u << u;
+    const uint32_t touched_first = uint32_t((lo - b) / kSectorBytes);
+    const uint32_t touched_last = uint32_t((hi - b + kSectorBytes - 1) / kSectorBytes);
+    uint32_t touched = 0;
+    for (uint32_t u = touched_first; u < touched_last; ++u) touched |= 1u << u;
+    const uint32_t slice = map_.slice(b);
+    parts_[slice / subs]->slice(slice % subs).external_write(b, units, touched);
+  }
+}
+
 bool MemorySystem::idle() const {
   if (!icnt_->idle()) return false;
   for (const auto& part : parts_)

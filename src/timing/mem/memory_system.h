@@ -77,6 +77,10 @@ class MemorySystem {
 
   /// Brings time-integrated stats (DRAM and interconnect cycles, occupancy) up to date.
   void update_stats();
+  /// The copy engine wrote [a, a + n) of device memory: with mem.l2.memcpy_fills, each 128-byte
+  /// block's fully written 32-byte sectors are written into its L2 slice
+  /// (Cache::external_write), in address order. Instantaneous (between or beside kernels).
+  void copy_engine_write(Addr a, uint64_t n);
   /// Nothing buffered or in flight anywhere below the SMs (responses not yet popped count).
   bool idle() const;
 

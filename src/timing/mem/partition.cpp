@@ -80,6 +80,14 @@ void L2Params::describe(config::Describer& d) {
           "L2-to-interconnect queue entries per slice",
           "GTX480 config gpgpu_dram_partition_queues (L2 to icnt)")
       .range(1, 65536);
+  d.param("memcpy_fills", memcpy_fills, "",
+          "Copy-engine writes (cudaMemcpy host-to-device and device-to-device, cudaMemset) "
+          "leave the lines they fully write valid (dirty under write_back) in the L2 slices, "
+          "as writes that pass through the L2 on their way to DRAM",
+          "Fermi: the unified L2 sits between all clients and DRAM and caches DRAM locations "
+          "and PCIe traffic (Hennessy & Patterson, CA:AQA 5th ed., ch. 4 on Fermi); L2 as "
+          "the DRAM write buffer: NVIDIA patent US 8,234,478; GPGPU-Sim "
+          "-gpgpu_perf_sim_memcpy 1 (docs/fidelity.d/4-importer-memcpy.md)");
 }
 
 MemoryPartition::MemoryPartition(uint32_t id, const L2Params& p, const IcntParams& icnt,

@@ -52,6 +52,7 @@ struct L2Params {
   uint32_t dram_queue = 64;
   uint32_t dram_return_queue = 64;
   uint32_t response_queue = 64;
+  bool memcpy_fills = true;
 
   void describe(config::Describer& d);
 };

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -198,6 +199,69 @@ TEST_F(GpgpusimImportTest, TheTestedConfigurationsImportAndResolve) {
     EXPECT_NO_THROW(config::Config::resolve(schema_, {SIMTLAB_CONFIGS_DIR}, "fermi-gtx480",
                                             imp.overrides, imp.origins));
   }
+}
+
+// Every option of the two shipped configurations is either imported or has a documented
+// reason in ignore_reason() (safe to ignore, or the mechanism simtlab lacks).
+TEST_F(GpgpusimImportTest, EveryIgnoredOptionOfTheShippedConfigsHasAReason) {
+  for (const char* name : {"gpgpusim-SM2_GTX480.config", "gpgpusim-SM7_QV100.config"}) {
+    SCOPED_TRACE(name);
+    const std::string path = std::string(SIMTLAB_TEST_DATA_DIR) + "/gpgpusim/" + name;
+    GpgpusimImport imp = import_gpgpusim_config(path, schema_);
+    EXPECT_FALSE(imp.ignored.empty());
+    for (const std::string& o : imp.ignored) EXPECT_NE(ignore_reason(o), "") << o;
+  }
+  EXPECT_EQ(ignore_reason("gpgpu_some_new_option"), "");
+}
+
+TEST_F(GpgpusimImportTest, ShippedConfigsIgnoreExactlyTheseOptions) {
+  const std::string dir = std::string(SIMTLAB_TEST_DATA_DIR) + "/gpgpusim/";
+  EXPECT_EQ(
+      import_gpgpusim_config(dir + "gpgpusim-SM2_GTX480.config", schema_).ignored,
+      (std::vector<std::string>{
+          "gpgpu_ptx_instruction_classification", "gpgpu_ptx_sim_mode",
+          "gpgpu_ptx_force_max_capability", "gpgpu_ptx_convert_to_ptxplus",
+          "gpgpu_ptx_save_converted_ptxplus", "gpgpu_pipeline_widths", "gpgpu_shmem_sizeDefault",
+          "gpgpu_operand_collector_num_units_sfu", "gpgpu_operand_collector_num_in_ports_sp",
+          "gpgpu_operand_collector_num_out_ports_sp", "network_mode", "inter_config_file",
+          "gpgpu_mem_address_mask", "gpgpu_memlatency_stat", "gpgpu_runtime_stat",
+          "enable_ptx_file_line_stats", "visualizer_enabled", "power_simulation_enabled"}));
+  GpgpusimImport v = import_gpgpusim_config(dir + "gpgpusim-SM7_QV100.config", schema_);
+  for (const char* o : {"gpgpu_sub_core_model", "gpgpu_adaptive_cache_config", "gpgpu_l1_banks",
+                        "gpgpu_memory_partition_indexing", "dram_dual_bus_interface",
+                        "icnt_arbiter_algo", "gpgpu_reg_file_port_throughput"})
+    EXPECT_NE(std::find(v.ignored.begin(), v.ignored.end(), o), v.ignored.end()) << o;
+  EXPECT_EQ(v.ignored.size(), 33u);
+}
+
+TEST_F(GpgpusimImportTest, MemcpyQueuesAndAddressMappingImport) {
+  config::Config cfg = resolve(
+      "-gpgpu_perf_sim_memcpy 0\n-gpgpu_dram_partition_queues 8:16:32:48\n"
+      "-gpgpu_mem_addr_mapping dramid@9;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR."
+      "RBBBCCCB.CCCSSSSS\n-gpgpu_n_cluster_ejection_buffer_size 24\n"
+      "-gpgpu_memory_partition_indexing 0\n-gpgpu_coalesce_arch 70\n");
+  EXPECT_EQ(cfg.get<bool>("mem.l2.memcpy_fills"), false);
+  EXPECT_EQ(cfg.get<uint32_t>("mem.l2.rop_queue"), 8u);
+  EXPECT_EQ(cfg.get<uint32_t>("mem.l2.dram_queue"), 16u);
+  EXPECT_EQ(cfg.get<uint32_t>("mem.l2.dram_return_queue"), 32u);
+  EXPECT_EQ(cfg.get<uint32_t>("mem.l2.response_queue"), 48u);
+  EXPECT_EQ(cfg.get<uint32_t>("mem.map.interleave"), 512u);
+  EXPECT_EQ(cfg.get<std::string>("mem.map.layout"), "RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS");
+  EXPECT_EQ(cfg.get<uint32_t>("mem.icnt.sm_ejection_buffer"), 24u);
+  EXPECT_EQ(cfg.get<std::string>("mem.map.hash"), "none");
+  EXPECT_EQ(resolve("-gpgpu_perf_sim_memcpy 1\n").get<bool>("mem.l2.memcpy_fills"), true);
+  // Settings simtlab cannot express are listed as ignored (with their reasons).
+  GpgpusimImport imp = import(
+      "-gpgpu_memory_partition_indexing 2\n-gpgpu_coalesce_arch 13\n"
+      "-gpgpu_mem_addr_mapping DDDD.RRRR.BBBB.CCCC.SSSS\n-gpgpu_max_insn_issue_per_warp 2\n");
+  EXPECT_EQ(imp.ignored,
+            (std::vector<std::string>{"gpgpu_memory_partition_indexing", "gpgpu_coalesce_arch",
+                                      "gpgpu_mem_addr_mapping", "gpgpu_max_insn_issue_per_warp"}));
+  EXPECT_TRUE(imp.overrides.empty());
+  EXPECT_EQ(error("-gpgpu_dram_partition_queues 64:64\n"),
+            file_ +
+                ":1: -gpgpu_dram_partition_queues: expected <icnt-L2>:<L2-dram>:<dram-L2>:"
+                "<L2-icnt> queue sizes, got '64:64'");
 }
 
 }  // namespace

@@ -247,6 +247,50 @@ TEST_F(CacheTest, SectoredMissFetchesOnlyMissingSectors) {
   EXPECT_EQ(n.pop_miss().sector_mask, 0b1111u);
 }
 
+// Copy-engine writes (mem.l2.memcpy_fills, docs/fidelity.d/4-importer-memcpy.md): fully
+// written sectors become valid and dirty in a write-back cache, a later load of them hits in
+// exactly hit_latency, a partly written sector stays invalid (its load misses and fetches it).
+TEST_F(CacheTest, ExternalWriteInstallsFullSectorsDirtyAndLoadsHit) {
+  Cache c("l2", l2_like(), root_);
+  // Bytes 0..111 of the block written: sectors 0-2 completely, sector 3 partly.
+  EXPECT_TRUE(c.external_write(0x1000, 0b0111, 0b1111));
+  EXPECT_EQ(c.valid_sectors(0x1000), 0b0111u);
+  EXPECT_EQ(c.dirty_sectors(0x1000), 0b0111u);
+  EXPECT_FALSE(c.has_miss());  // no request, no fetch
+  EXPECT_EQ(c.access(load(1, 0x1040, 32), 10).status, AccessStatus::hit);
+  EXPECT_FALSE(c.has_ready(10));
+  EXPECT_TRUE(c.has_ready(11));  // hit_latency 1
+  EXPECT_EQ(c.pop_ready(11).id, 1u);
+  EXPECT_EQ(c.access(load(2, 0x1060, 32), 12).status, AccessStatus::miss);
+  EXPECT_EQ(c.pop_miss().sector_mask, 0b1000u);
+  // A partial write of an already valid sector dirties it.
+  EXPECT_TRUE(c.external_write(0x2000, 0b0001, 0b0001));
+  EXPECT_TRUE(c.external_write(0x2000, 0, 0b0011));
+  EXPECT_EQ(c.valid_sectors(0x2000), 0b0001u);
+  EXPECT_EQ(c.dirty_sectors(0x2000), 0b0001u);
+  EXPECT_EQ(stats::snapshot(root_).counter(c.stats().path_of("external_writes")), 3u);
+}
+
+TEST_F(CacheTest, ExternalWriteInWriteThroughNonSectoredCache) {
+  Cache c("l1d", small_params(), root_);  // write-through, not sectored, 4 sets x 2 ways
+  EXPECT_FALSE(c.external_write(0x1000, 0b0111, 0b1111));  // the line is not written fully
+  EXPECT_EQ(c.valid_sectors(0x1000), 0u);
+  EXPECT_TRUE(c.external_write(0x1000, 0b1111, 0b1111));
+  EXPECT_EQ(c.valid_sectors(0x1000), 0b1111u);
+  EXPECT_EQ(c.dirty_sectors(0x1000), 0u);  // the write went through to memory
+  // Two more lines of set 0 (0x1000, 0x1200, 0x1400 with 4 sets x 128 B): LRU evicts 0x1000
+  // and no write-back or fetch is queued.
+  EXPECT_TRUE(c.external_write(0x1200, 0b1111, 0b1111));
+  EXPECT_TRUE(c.external_write(0x1400, 0b1111, 0b1111));
+  EXPECT_EQ(c.valid_sectors(0x1000), 0u);
+  EXPECT_EQ(c.valid_sectors(0x1200), 0b1111u);
+  EXPECT_FALSE(c.has_miss());
+  EXPECT_EQ(stats::snapshot(root_).counter(c.stats().path_of("evictions")), 1u);
+  // A line with a pending fill is left alone.
+  EXPECT_EQ(c.access(load(1, 0x1080, 32), 0).status, AccessStatus::miss);
+  EXPECT_FALSE(c.external_write(0x1080, 0b1111, 0b1111));
+}
+
 TEST_F(CacheTest, GlobalStoreIsWriteThroughNoAllocate) {
   Cache c("l1d", small_params(), root_, with_data());
   // Miss: forwarded unchanged, nothing allocated, completes when its ack comes back.

@@ -502,6 +502,36 @@ TEST(MemorySystem, SameInputsGiveIdenticalCyclesAndStats) {
   EXPECT_NE(a.stats_json, c.stats_json);
 }
 
+// cudaMemcpy/cudaMemset writes reach the L2 slice each block maps to; off, they leave no trace.
+TEST(MemorySystem, CopyEngineWritesFillTheL2SliceOfEachBlock) {
+  for (bool on : {true, false}) {
+    SCOPED_TRACE(on);
+    sim::Simulation sim;
+    sim::ClockDomain& icnt = sim.add_domain("icnt", 700.0);
+    sim::ClockDomain& l2 = sim.add_domain("l2", 700.0);
+    sim::ClockDomain& dram = sim.add_domain("dram", 924.0);
+    stats::Group root("gpu");
+    MemoryParams p;
+    p.l2.memcpy_fills = on;
+    MemorySystem ms(p, sim, MemoryDomains{icnt, l2, dram}, 1, root);
+    const AddressMap& map = ms.address_map();
+    auto slice = [&](Addr a) -> Cache& {
+      const uint32_t s = map.slice(a);
+      return ms.partition(s / map.sub_partitions()).slice(s % map.sub_partitions());
+    };
+    // 0x10010 .. 0x10810: the first block from byte 16 (sectors 1-3 complete), 15 whole
+    // blocks, the last block's first 16 bytes (no complete sector: not installed).
+    ms.copy_engine_write(0x10010, 0x800);
+    EXPECT_EQ(slice(0x10000).valid_sectors(0x10000), on ? 0b1110u : 0u);
+    for (Addr b = 0x10080; b < 0x10800; b += 128) {
+      EXPECT_EQ(slice(b).valid_sectors(b), on ? 0b1111u : 0u) << b;
+      EXPECT_EQ(slice(b).dirty_sectors(b), on ? 0b1111u : 0u) << b;
+    }
+    EXPECT_EQ(slice(0x10800).valid_sectors(0x10800), 0u);
+    EXPECT_EQ(total(stats::snapshot(root), "external_writes"), on ? 16u : 0u);
+  }
+}
+
 TEST(MemorySystem, ParamsHaveSchemaDefaultsAndSources) {
   config::Schema s = config::schema_of<MemoryParams>();
   config::Config cfg = config::Config::defaults(s);
