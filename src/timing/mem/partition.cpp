@@ -63,10 +63,23 @@ void L2Params::describe(config::Describer& d) {
   d.param("dram_latency", dram_latency, "cycles", "L2-to-DRAM pipeline delay (L2 cycles)",
           "GTX480 config dram_latency 100")
       .max(100000);
-  d.param("atomic_latency", atomic_latency, "cycles", "Atomic unit latency after the L2 access",
+  d.param("atomic_latency", atomic_latency, "cycles",
+          "Atomic unit: cycles from a transaction's last operation to its answer",
           "GPGPU-Sim's GTX480 model adds none to "
           "the L2 access: one ALU cycle")
       .range(1, 100000);
+  d.param("atomic_same_addr_interval", atomic_same_addr_interval, "cycles",
+          "Atomic unit: cycles between two operations to the same address (lanes of one warp "
+          "or different warps); 1 / same-address throughput",
+          "NVIDIA Kepler GK110 whitepaper (2012): same-address atomic throughput improved 9x "
+          "to one operation per clock, so Fermi does one per 9 clocks")
+      .range(1, 100000);
+  d.param("atomic_addrs_per_cycle", atomic_addrs_per_cycle, "addresses",
+          "Atomic unit: distinct addresses of one transaction updated per cycle",
+          "assumption: a whole warp's distinct words in one 128-byte line per cycle (no "
+          "published per-slice figure found; keeps distinct-address atomics at one "
+          "transaction per cycle)")
+      .range(1, 32);
   d.param("rop_queue", rop_queue, "requests", "ROP pipeline entries per slice",
           "GTX480 config gpgpu_dram_partition_queues 64:64:64:64 (icnt to L2)")
       .range(1, 65536);  // queues are allocated up front; configs use 64
@@ -105,6 +118,13 @@ MemoryPartition::MemoryPartition(uint32_t id, const L2Params& p, const IcntParam
       atomics_stat_(g_.counter("atomics", "requests", "Atomics executed")),
       atomic_serialized_(g_.counter("atomic_serialized", "cycles",
                                     "Cycles atomics waited for an earlier one to their address")),
+      atomic_ops_(g_.counter("atomic_ops", "operations", "Atomic lane operations performed")),
+      atomic_serialized_ops_(
+          g_.counter("atomic_serialized_ops", "operations",
+                     "Atomic operations that waited for an earlier one to their address")),
+      atomic_busy_(g_.counter("atomic_busy_cycles", "cycles",
+                              "Cycles the atomic unit issued operations (union of the "
+                              "transactions' [start, last operation] windows)")),
       dram_requests_(g_.counter("dram_requests", "requests", "Requests sent to the channel")) {
   CacheOptions opts;
   opts.keep_data = keep_data;
@@ -138,25 +158,56 @@ void MemoryPartition::connect(std::vector<sim::Port<MemReq>*> icnt_in,
 }
 
 void MemoryPartition::start_atomic(uint32_t s, MemReq req, bool hit, uint64_t now) {
-  uint64_t start = now;
-  const Addr a = req.addr;
+  const uint64_t interval = p_.atomic_same_addr_interval.v;
+  const uint32_t ops = std::max<uint32_t>(req.atomic_ops, 1);
+  const uint32_t addrs = std::max<uint32_t>(req.atomic_addrs, 1);
+  const uint32_t depth = std::max<uint32_t>(req.atomic_depth, 1);
+  // The 4-byte words the transaction updates: its byte range, restricted to the byte mask.
+  const Addr blk = block_of(req.addr);
+  const uint32_t off = uint32_t(req.addr - blk);
+  const uint32_t first = off / 4, last = (off + std::min(req.bytes, kBlockBytes - off) - 1) / 4;
+  uint32_t words = 0;  // bit w: word w is updated
+  for (uint32_t w = first; w <= last; ++w)
+    for (uint32_t k = 0; k < 4; ++k)
+      if (req.byte_mask.test(w * 4 + k)) {
+        words |= 1u << w;
+        break;
+      }
+  if (!words) words = 1u << first;
   auto it = std::find_if(atom_busy_.begin(), atom_busy_.end(),
-                         [a](const auto& e) { return e.first == a; });
-  if (it != atom_busy_.end() && it->second > start) {
-    atomic_serialized_ += it->second - start;
-    start = it->second;
+                         [blk](const AtomBlock& b) { return b.block == blk; });
+  uint64_t start = now;
+  if (it != atom_busy_.end())
+    for (uint32_t w = first; w <= last; ++w)
+      if ((words >> w) & 1) start = std::max(start, it->word[w]);
+  if (start > now) {
+    atomic_serialized_ += start - now;
+    atomic_serialized_ops_ += addrs;  // the first operation to each address waited too
   }
-  // One start per cycle: take the first cycle from `start` on that no other atomic booked.
+  atomic_serialized_ops_ += ops - addrs;  // lanes behind another lane to their address
+  // One transaction start per cycle: the first cycle from `start` on that none booked.
   while (std::find(atom_starts_.begin(), atom_starts_.end(), start) != atom_starts_.end()) ++start;
   atom_starts_.push_back(start);
-  const uint64_t done = start + p_.atomic_latency.v;
-  if (it != atom_busy_.end()) {
-    it->second = done;
-  } else {
-    atom_busy_.emplace_back(a, done);
+  const uint64_t width = std::max<uint32_t>(p_.atomic_addrs_per_cycle, 1);
+  const uint64_t last_op =
+      start + std::max((addrs + width - 1) / width - 1, (depth - 1) * interval);
+  const uint64_t done = last_op + p_.atomic_latency.v;
+  const uint64_t free_at = start + depth * interval;
+  if (it == atom_busy_.end()) {
+    atom_busy_.emplace_back();
+    it = atom_busy_.end() - 1;
+    it->block = blk;
   }
+  for (uint32_t w = first; w <= last; ++w)
+    if ((words >> w) & 1) it->word[w] = free_at;
+  it->until = std::max(it->until, free_at);
+  // Busy cycles: the part of [start, last_op] not already counted.
+  const uint64_t from = std::max(start, atom_unit_until_);
+  if (last_op + 1 > from) atomic_busy_ += last_op + 1 - from;
+  atom_unit_until_ = std::max(atom_unit_until_, last_op + 1);
   atomics_.push_back(Atomic{done, atom_seq_++, s, MemResp{std::move(req), hit ? 1u : 0u}});
   ++atomics_stat_;
+  atomic_ops_ += ops;
 }
 
 bool MemoryPartition::tick() {
@@ -191,7 +242,7 @@ bool MemoryPartition::tick() {
     atomics_.pop_back();
     progress = true;
   }
-  std::erase_if(atom_busy_, [now](const auto& e) { return e.second <= now; });
+  std::erase_if(atom_busy_, [now](const AtomBlock& b) { return b.until <= now; });
   std::erase_if(atom_starts_, [now](uint64_t t) { return t < now; });
 
   for (uint32_t s = 0; s < slices_.size(); ++s) {

@@ -14,10 +14,20 @@
 // it dram_latency cycles (GPGPU-Sim's dram_latency) on the way to the channel.
 //
 // Atomic unit: atomics perform their read-modify-write in the slice (so they are ordered with
-// the loads and stores to their line); the unit adds atomic_latency and serialises atomics to
-// one address: an atomic starts no earlier than the previous one to its address finished.
-// At most one atomic starts per cycle; atomics to other addresses are not held up by a
-// serialised one (the unit issues out of order across addresses).
+// the loads and stores to their line, and values are right whatever the timing); the unit
+// times them. A transaction carries `ops` lane operations to `addrs` distinct addresses of
+// one 128-byte block, at most `depth` of them to one address (MemReq::atomic_*). With
+// I = atomic_same_addr_interval and W = atomic_addrs_per_cycle:
+//   start  S = the first cycle >= now at which every 4-byte word it updates is free (an
+//              earlier operation to that word was issued at least I cycles before) and no
+//              other transaction starts (one transaction start per cycle);
+//   last operation  L = S + max(ceil(addrs / W) - 1, (depth - 1) * I);
+//   answer          L + atomic_latency;
+//   its words are free again at S + depth * I (the depth of the deepest chain is used for all
+//   the words of the transaction).
+// Distinct addresses pipeline (W per cycle); operations to one address are I cycles apart
+// (NVIDIA, Kepler GK110 whitepaper: same-address throughput one per clock on Kepler, 9x that
+// of Fermi). Transactions to other words are not held up by a serialised one.
 //
 // Write-backs (MemReq::writeback) are performed and never answered. The partition sleeps when
 // idle and wakes itself at its next internal event.
@@ -48,6 +58,8 @@ struct L2Params {
   Cycle rop_latency{120};
   Cycle dram_latency{100};
   Cycle atomic_latency{1};
+  Cycle atomic_same_addr_interval{9};
+  uint32_t atomic_addrs_per_cycle = 32;
   uint32_t rop_queue = 64;
   uint32_t dram_queue = 64;
   uint32_t dram_return_queue = 64;
@@ -87,6 +99,11 @@ class MemoryPartition : public sim::Component {
     sim::Port<MemReq>* in = nullptr;
     sim::Port<RespPacket>* out = nullptr;
   };
+  struct AtomBlock {  // a block with words the atomic unit is still busy on
+    Addr block = 0;
+    uint64_t until = 0;                   // max of word[]
+    uint64_t word[kBlockBytes / 4] = {};  // cycle from which each 4-byte word is free
+  };
   struct Atomic {
     uint64_t done = 0;
     uint64_t seq = 0;
@@ -105,9 +122,10 @@ class MemoryPartition : public sim::Component {
   sim::Port<MemReq>* dram_out_ = nullptr;
   sim::Port<MemResp>* dram_in_ = nullptr;
   uint32_t rr_ = 0;
-  std::vector<Atomic> atomics_;                       // in flight, unordered
-  std::vector<std::pair<Addr, uint64_t>> atom_busy_;  // address -> finish cycle (recent)
-  std::vector<uint64_t> atom_starts_;                 // booked start cycles (>= now)
+  std::vector<Atomic> atomics_;        // in flight, unordered
+  std::vector<AtomBlock> atom_busy_;   // blocks with busy words (recent)
+  uint64_t atom_unit_until_ = 0;       // end of the latest issue window
+  std::vector<uint64_t> atom_starts_;  // booked start cycles (>= now)
   uint64_t atom_seq_ = 0;
 
   stats::Group g_;
@@ -115,6 +133,9 @@ class MemoryPartition : public sim::Component {
   stats::Counter& rop_stalls_;
   stats::Counter& atomics_stat_;
   stats::Counter& atomic_serialized_;
+  stats::Counter& atomic_ops_;
+  stats::Counter& atomic_serialized_ops_;
+  stats::Counter& atomic_busy_;
   stats::Counter& dram_requests_;
 };
 

@@ -220,6 +220,7 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
       r.sector_mask = b.sectors;
       r.byte_mask = b.bytes;
       r.l1_bypass = true;
+      count_atomic_ops(r, rec, lanes);
     } else if (rec.is_store) {
       r.kind = AccessKind::store;
       r.sector_mask = b.sectors;
@@ -234,6 +235,26 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
     }
     e.txns.push_back(r);
   }
+}
+
+void LdstUnit::count_atomic_ops(MemReq& r, const func::WarpInstRecord& rec, LaneMask lanes) const {
+  // Lanes whose address falls in r's block: one operation each; lanes naming the same address
+  // are counted per (4-byte-aligned) address so the atomic unit can serialise them.
+  uint8_t per_word[kBlockBytes / 4] = {};
+  uint32_t ops = 0, addrs = 0, depth = 0;
+  for (uint32_t l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    Addr a = rec.addr[l];
+    if (gmem_ && (a < func::kGlobalBase || a >= func::kGlobalEnd)) a = gmem_->timing_address(a);
+    if (block_of(a) != r.addr) continue;
+    uint8_t& n = per_word[(a - r.addr) / 4];
+    if (n++ == 0) ++addrs;
+    depth = std::max<uint32_t>(depth, n);
+    ++ops;
+  }
+  r.atomic_ops = uint8_t(std::max(ops, 1u));
+  r.atomic_addrs = uint8_t(std::max(addrs, 1u));
+  r.atomic_depth = uint8_t(std::max(depth, 1u));
 }
 
 bool LdstUnit::send_txn(Entry& e, uint64_t now) {

@@ -80,6 +80,9 @@ class LdstUnit {
   void generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now);
   void finish_txn(uint64_t id, uint64_t now);
   bool send_txn(Entry& e, uint64_t now);
+  /// Atomics: the lane operations, distinct addresses and deepest same-address chain of the
+  /// lanes of `rec` that fall in r's block (MemReq::atomic_*).
+  void count_atomic_ops(MemReq& r, const func::WarpInstRecord& rec, LaneMask lanes) const;
 
   const SmParams& p_;
   uint32_t sm_;

@@ -3,6 +3,7 @@
 // that changes between two runs; the difference of their cycle counts isolates it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -259,6 +260,80 @@ TEST(SmTiming, TwoLevelWithAPoolHoldingEveryWarpIsLrr) {
   auto b = run_barrier({"sm.scheduler=lrr"}, 256);
   EXPECT_EQ(a->last.cycles, b->last.cycles);
   EXPECT_EQ(a->last.stats_json, b->last.stats_json);
+}
+
+namespace {
+// One warp: lane t atomically adds 1 to word (t * stride / 4) of `out` (stride 0: all lanes on
+// word 0; stride 4: the 32 words of one 128-byte line), then stores its old value. Both
+// strides run the same instructions.
+std::unique_ptr<TimingRunner> run_warp_atomic(uint32_t stride,
+                                              const std::vector<std::string>& sets = {}) {
+  const std::string ptx = fmt::format(R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out) {{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, {};
+  add.s64 %rd4, %rd2, %rd3;
+  atom.global.add.u32 %r2, [%rd4], 1;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6+128], %r2;
+  ret;
+}}
+)",
+                                      stride);
+  std::vector<std::string> all = {"gpu.num_sms=1", "sm.l1i_perfect=true"};
+  all.insert(all.end(), sets.begin(), sets.end());
+  auto r = std::make_unique<TimingRunner>(timing_params(all));
+  r->load(ptx);
+  Addr out = r->upload(std::vector<uint32_t>(64, 0));
+  EXPECT_EQ(out % 128, 0u);
+  r->launch("k", {1, 1, 1}, {32, 1, 1}, out);
+  const auto v = r->download<uint32_t>(out, 64);
+  if (stride == 0) {
+    EXPECT_EQ(v[0], 32u);
+    std::vector<char> seen(32, 0);  // the old values are 0..31, each once
+    for (uint32_t t = 0; t < 32; ++t)
+      if (v[32 + t] < 32) seen[v[32 + t]] = 1;
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 32);
+  }
+  return r;
+}
+
+uint64_t partition_total(const TimingRunner& r, const std::string& name) {
+  uint64_t sum = 0;
+  for (const auto& [k, v] : r.stats["mem"].items())
+    if (k.rfind("partition[", 0) == 0 && v.contains(name)) sum += v[name]["value"].get<uint64_t>();
+  return sum;
+}
+}  // namespace
+
+TEST(SmTiming, SameAddressAtomicsOfOneWarpAreSerialisedAtTheAtomicUnit) {
+  // 32 lanes on one word: 31 of them wait one same-address interval (I) each behind the lane
+  // before. Changing I from 1 to 9 (Fermi) or 4 adds exactly 31 * (I - 1) cycles (core and L2
+  // clocks are equal, 700 MHz); nothing else moves.
+  auto same1 = run_warp_atomic(0, {"mem.l2.atomic_same_addr_interval=1"});
+  auto same9 = run_warp_atomic(0);
+  auto same4 = run_warp_atomic(0, {"mem.l2.atomic_same_addr_interval=4"});
+  EXPECT_EQ(same9->last.cycles - same1->last.cycles, 31u * 8);
+  EXPECT_EQ(same4->last.cycles - same1->last.cycles, 31u * 3);
+  EXPECT_EQ(partition_total(*same9, "atomics"), 1u);
+  EXPECT_EQ(partition_total(*same9, "atomic_ops"), 32u);
+  EXPECT_EQ(partition_total(*same9, "atomic_serialized_ops"), 31u);
+  EXPECT_EQ(partition_total(*same9, "atomic_busy_cycles"), 31u * 9 + 1);
+  // 32 lanes on the 32 words of one line: updated in one cycle whatever I is.
+  auto distinct1 = run_warp_atomic(4, {"mem.l2.atomic_same_addr_interval=1"});
+  auto distinct9 = run_warp_atomic(4);
+  EXPECT_EQ(distinct9->last.cycles, distinct1->last.cycles);
+  EXPECT_EQ(partition_total(*distinct9, "atomics"), 1u);
+  EXPECT_EQ(partition_total(*distinct9, "atomic_ops"), 32u);
+  EXPECT_EQ(partition_total(*distinct9, "atomic_serialized_ops"), 0u);
+  EXPECT_EQ(partition_total(*distinct9, "atomic_busy_cycles"), 1u);
 }
 
 }  // namespace simtlab::testing
