@@ -642,6 +642,19 @@ GpgpusimImport import_gpgpusim_config(const std::string& path, const config::Sch
     const uint64_t n = clusters * (cores.empty() ? 1 : std::stoull(cores));
     add(clusters_opt, "gpu.num_sms", std::to_string(n));
   }
+  // Same-address atomics: the fermi-gtx480 base preset has Fermi's one per 9 clocks; Kepler and
+  // later do one per clock (GK110 whitepaper: 9x Fermi), so a config for compute capability
+  // 3.0+ gets 1 (GPGPU-Sim has no option for it).
+  if (auto it = values.find("gpgpu_compute_capability_major");
+      it != values.end() && !it->second.value.empty() &&
+      it->second.value.find_first_not_of("0123456789") == std::string::npos &&
+      it->second.value.size() < 4 && std::stoul(it->second.value) >= 3) {
+    add("gpgpu_compute_capability_major", "mem.l2.atomic_same_addr_interval", "1");
+    out.notes.push_back(
+        "compute capability " + it->second.value +
+        ": same-address atomics at one per clock (mem.l2.atomic_same_addr_interval=1; Kepler "
+        "GK110 whitepaper: 9x Fermi's rate)");
+  }
   // Data-bus bytes per channel = chips per controller x bytes per chip.
   if (!buswidth_opt.empty())
     add(buswidth_opt, "mem.dram.bus_width",

@@ -234,6 +234,19 @@ TEST_F(GpgpusimImportTest, ShippedConfigsIgnoreExactlyTheseOptions) {
   EXPECT_EQ(v.ignored.size(), 33u);
 }
 
+TEST_F(GpgpusimImportTest, KeplerAndLaterGetOneSameAddressAtomicPerClock) {
+  // Fermi (the base preset): one per 9 clocks; compute capability 3.0+: one per clock.
+  EXPECT_EQ(resolve("-gpgpu_compute_capability_major 2\n")
+                .get<uint64_t>("mem.l2.atomic_same_addr_interval"),
+            9u);
+  EXPECT_EQ(resolve("-gpgpu_compute_capability_major 7\n")
+                .get<uint64_t>("mem.l2.atomic_same_addr_interval"),
+            1u);
+  EXPECT_EQ(resolve("-gpgpu_compute_capability_major 3\n")
+                .get<uint64_t>("mem.l2.atomic_same_addr_interval"),
+            1u);
+}
+
 TEST_F(GpgpusimImportTest, MemcpyQueuesAndAddressMappingImport) {
   config::Config cfg = resolve(
       "-gpgpu_perf_sim_memcpy 0\n-gpgpu_dram_partition_queues 8:16:32:48\n"
