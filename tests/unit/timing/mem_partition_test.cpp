@@ -88,6 +88,45 @@ TEST(Partition, L2HitTakesRopLatencyPlusHitLatency) {
   EXPECT_GT(r.sink.got[0].first, 1 + p.rop_latency.v + p.dram_latency.v);
 }
 
+/// Data-bus cycles and RD commands the DRAM spends on one L2 miss of `bytes` at `a`.
+struct MissCost {
+  uint64_t rd_commands = 0, busy = 0, done = 0;
+};
+MissCost miss_cost(Addr a, uint32_t bytes) {
+  Rig r{L2Params{}};
+  MemReq q = load(1, a);
+  q.bytes = bytes;
+  uint64_t rds = 0;
+  r.dram->set_command_observer([&](const DramCommand& c) { rds += c.cmd == DramCmd::rd; });
+  r.src.add(0, q);
+  r.run(2000);
+  EXPECT_EQ(r.sink.got.size(), 1u);
+  return {rds, stats::snapshot(r.root).counter("dram.busy_cycles"),
+          r.sink.got.empty() ? 0 : r.sink.got[0].first};
+}
+
+TEST(Partition, SectorMissFetchesOneSectorNotTheLine) {
+  // The L2 slice is sectored (4 x 32 B): a miss on one sector asks the DRAM for 32 B, which
+  // is one column command, i.e. one BL8 burst of the 8 B channel (2 QDR command cycles).
+  const MissCost sector = miss_cost(0x120, 32);
+  EXPECT_EQ(sector.rd_commands, 1u);
+  EXPECT_EQ(sector.busy, 2u);
+  // A whole-line miss fetches all four sectors: two bursts, 4 data-bus cycles.
+  const MissCost line = miss_cost(0x100, 128);
+  EXPECT_EQ(line.rd_commands, 2u);
+  EXPECT_EQ(line.busy, 4u);
+  // Same row and bank, so the line costs exactly its second burst more: tCCDL (both bursts
+  // go to one bank group) before the second RD; the data ends tCCDL cycles later.
+  const DramTiming t = DramParams{}.resolve();
+  EXPECT_EQ(line.done - sector.done, t.tCCDL);
+  // The sector miss itself: in port, ROP pipeline, slice lookup, L2-to-DRAM pipeline, ACT to a
+  // closed bank (tRCD), tCL, one burst, and two more port hops = 250 cycles.
+  const L2Params l2;
+  EXPECT_EQ(sector.done, 1 + l2.rop_latency.v + l2.slice.hit_latency.v + l2.dram_latency.v +
+                             t.tRCD + t.tCL + t.tBURST() + 2);
+  EXPECT_EQ(sector.done, 250u);
+}
+
 TEST(Partition, AtomicsToOneAddressAreSerialised) {
   L2Params p;
   p.atomic_latency = Cycle(10);
