@@ -39,6 +39,14 @@ uint32_t ctas_per_sm(const SmParams& sm, const CtaNeeds& n) {
 
 namespace {
 
+// The instruction address space: far above any device allocation, so code never shares an L2
+// line with data.
+constexpr uint64_t kCodeSpace = 0x0000'0600'0000'0000ull;
+// Start of every function's code: nvcc/ptxas emit each kernel's SASS as its own ELF section
+// .text.<name> with sh_addralign 128 (readelf -S on cubins of nvcc 13 for sm_75 and sm_90), so
+// functions begin on 128-byte boundaries.
+constexpr uint64_t kCodeAlign = 128;
+
 /// Hands CTAs to SMs every core cycle (registered after the SMs, so a CTA placed at cycle t
 /// starts issuing at t+1).
 class Dispatcher : public sim::Component {
@@ -60,7 +68,8 @@ Gpu::Gpu(const GpuParams& p)
     : p_(p),
       kernels_(root_.counter("kernels", "launches", "Kernel launches simulated")),
       cycles_(root_.counter("cycles", "cycles",
-                            "Core cycles from launch to completion, summed over kernels")) {
+                            "Core cycles from launch to completion, summed over kernels")),
+      next_code_(kCodeSpace) {
   core_ = &sim_.add_domain("core", p_.gpu.core_mhz);
   icnt_ = &sim_.add_domain("icnt", p_.gpu.icnt_mhz);
   l2_ = &sim_.add_domain("l2", p_.gpu.l2_mhz);
@@ -77,6 +86,20 @@ Gpu::Gpu(const GpuParams& p)
 }
 
 Gpu::~Gpu() = default;
+
+uint64_t Gpu::code_base(const func::Program& k) {
+  auto [it, fresh] = code_.try_emplace(&k);
+  CodeRange& c = it->second;
+  if (!fresh && c.module == k.module && c.kernel_func == k.kernel_func && c.insts == k.code.size())
+    return c.base;
+  c.module = k.module;
+  c.kernel_func = k.kernel_func;
+  c.insts = k.code.size();
+  c.base = next_code_;
+  const uint64_t bytes = std::max<uint64_t>(c.insts, 1) * p_.sm.ifetch_bytes;
+  next_code_ = align_up(c.base + bytes, kCodeAlign);
+  return c.base;
+}
 
 void Gpu::enable_trace(uint64_t b, uint64_t e) {
   trace_ = std::make_unique<TraceSink>(b, e);
@@ -136,7 +159,7 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   r->ctx.cx.launch = &L;
   r->ctx.cx.print = &dev.print_sink();
   r->ctx.cx.textures = &dev.textures();
-  r->ctx.code_base = 0x0000'0600'0000'0000ull + (uint64_t(++launches_) << 28);
+  r->ctx.code_base = code_base(k);
   r->total = L.grid.count();
   r->start = now;
   for (auto& s : sms_) s->begin_kernel(&dev.memory());

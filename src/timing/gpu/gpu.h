@@ -4,6 +4,9 @@
 // run concurrently (up to gpu.max_concurrent_kernels at once, CTAs dispatched in launch order
 // as resources free up); each stream's operations stay in order and event waits are
 // honoured. State real hardware keeps across kernels (L2 contents, simulated time) persists.
+// Each loaded function has one instruction address range, assigned at its first launch and
+// kept for the GPU's lifetime (the driver places a module's code in device memory once), so a
+// relaunch fetches the same lines and finds them in the I-cache / L2 if they are still there.
 #pragma once
 
 #include <chrono>
@@ -11,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "func/device.h"
@@ -78,6 +82,9 @@ class Gpu : public func::Engine {
   std::string deadlock_report(uint64_t now, uint64_t quiet) const;
   std::string warp_dump() const;
   void print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start);
+  /// Instruction address of `k`'s first instruction: assigned at the function's first launch,
+  /// the same for every later launch (see code_).
+  uint64_t code_base(const func::Program& k);
 
   GpuParams p_;
   stats::Group root_{"gpu"};
@@ -94,7 +101,18 @@ class Gpu : public func::Engine {
   std::vector<std::unique_ptr<Running>> running_;
   std::unique_ptr<sim::Component> dispatcher_;
   std::unique_ptr<TraceSink> trace_;
-  uint64_t launches_ = 0;
+  /// Where each loaded function's code lives in the instruction address space. Functions get
+  /// non-overlapping ranges of code.size() x sm.ifetch_bytes bytes, each aligned to
+  /// kCodeAlign. An entry whose Program was freed (module unloaded) and whose address now
+  /// holds another function is recognised by module, entry and size and gets a fresh range.
+  struct CodeRange {
+    const func::LoadedModule* module = nullptr;
+    uint32_t kernel_func = 0;
+    size_t insts = 0;
+    uint64_t base = 0;
+  };
+  std::unordered_map<const func::Program*, CodeRange> code_;
+  uint64_t next_code_;
   func::LivelockMonitor livelock_;
   func::LaunchResult failed_;
   bool has_failed_ = false;

@@ -252,10 +252,12 @@ struct SmParams {
             "Every instruction fetch hits (after l1i.hit_latency): removes I-cache effects from "
             "studies and tests",
             "simtlab (GPGPU-Sim has no equivalent)");
-    d.param(
-        "flush_l1_per_kernel", flush_l1_per_kernel, "",
-        "Write back and invalidate the L1 data, constant and texture caches when a kernel starts",
-        "GTX480 config -gpgpu_flush_l1_cache 1");
+    d.param("flush_l1_per_kernel", flush_l1_per_kernel, "",
+            "Write back and invalidate the L1 data, constant and texture caches when a kernel "
+            "starts (never the instruction cache: a function's code and address do not change "
+            "between launches)",
+            "GTX480 config -gpgpu_flush_l1_cache 1; PTX ISA (ld cache operators, .ca): the "
+            "driver invalidates global L1 lines between dependent grids");
     d.param("skip_idle_cycles", skip_idle_cycles, "",
             "Simulator speed-up: an SM whose warps all wait (memory, long latencies) sleeps until "
             "its next event "
