@@ -446,7 +446,12 @@ void call_builtin(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, L
 
 // ---- the step -----------------------------------------------------------------------------
 
-void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
+namespace {
+
+// The step, compiled twice: with the register-allocation checker (func/regcheck.h) and without,
+// so the default path carries no test for it per instruction.
+template <bool kRegCheck>
+inline void step_impl(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
   SimtEntry& top = w.stack.back();
   const uint32_t pc = top.pc;
   const DInst& d = cx.prog->code[pc];
@@ -469,7 +474,7 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     rec->texels.clear();
   }
   if (exec) {
-    if (cx.reg_aliases) [[unlikely]] {
+    if constexpr (kRegCheck) {
       // Allocation checker: writes reach the values sharing their architectural registers
       // (not across a call or return: the frame changed).
       const size_t frames = w.frames.size();
@@ -490,6 +495,15 @@ void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     rec->next_pc = w.stack.empty() ? 0 : w.stack.back().pc;
     rec->warp_done = w.done();
   }
+}
+
+}  // namespace
+
+void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
+  if (cx.reg_aliases) [[unlikely]]
+    step_impl<true>(cx, w, rec);
+  else
+    step_impl<false>(cx, w, rec);
 }
 
 void run_cta(ExecContext& cx, Cta& cta, uint64_t max_insts, uint64_t* insts_out,
@@ -522,12 +536,18 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_
         all_done = false;
         uint64_t n = 0;
         try {
-          while (!w.done() && !w.at_barrier && n < kQuantum) {
-            const uint64_t lanes = uint64_t(__builtin_popcount(w.active()));
-            step(cx, w, nullptr);
-            thread_total += lanes;
-            ++n;
-          }
+          auto run = [&]<bool kCheck>() {
+            while (!w.done() && !w.at_barrier && n < kQuantum) {
+              const uint64_t lanes = uint64_t(__builtin_popcount(w.active()));
+              step_impl<kCheck>(cx, w, nullptr);
+              thread_total += lanes;
+              ++n;
+            }
+          };
+          if (cx.reg_aliases) [[unlikely]]
+            run.template operator()<true>();
+          else
+            run.template operator()<false>();
         } catch (...) {
           // A fault (or assert, trap...): the launch's counts include what ran before the
           // faulting instruction, as the timing model's do.
