@@ -2,6 +2,8 @@
 // own allocation a kernel computes what it computes without the checker, while an allocation
 // that puts two live values in one register changes the result, so a wrong allocation cannot
 // pass the self-checking programs unnoticed.
+#include <memory>
+
 #include <gtest/gtest.h>
 
 #include "func/regcheck.h"
@@ -34,14 +36,14 @@ const char* kPtx = R"(
 
 std::vector<int32_t> run(func::DeviceOptions opt,
                          const std::function<void(const ptx::Function&, ptx::RegAlloc&)>& tweak,
-                         const func::RegAliases** used = nullptr) {
+                         std::shared_ptr<const func::RegAliases>* used = nullptr) {
   PtxRunner r(opt);
   r.load(kPtx);
   const func::Program* k = r.mod().kernel("f");
   if (tweak) k->reg_aliases = func::build_reg_aliases(*k, tweak);
   Addr out = r.upload(std::vector<int32_t>(32, 0));
   r.launch("f", {1, 1, 1}, {32, 1, 1}, 0, out);
-  if (used) *used = k->reg_aliases.get();
+  if (used) *used = k->reg_aliases;  // shared: outlives the runner and its Program
   return r.download<int32_t>(out, 32);
 }
 
@@ -55,7 +57,7 @@ int32_t reg_id(const ptx::Function& f, const std::string& name) {
 TEST(RegCheck, TheAllocatorsAllocationKeepsTheResult) {
   func::DeviceOptions on;
   on.regalloc_check = true;
-  const func::RegAliases* a = nullptr;
+  std::shared_ptr<const func::RegAliases> a;
   const std::vector<int32_t> v = run(on, {}, &a);
   for (int i = 0; i < 32; ++i) EXPECT_EQ(v[i], (i + 3) * (i - 5) + (i ^ 7)) << i;
   ASSERT_NE(a, nullptr);
@@ -75,7 +77,7 @@ TEST(RegCheck, TwoLiveValuesInOneRegisterChangeTheResult) {
 }
 
 TEST(RegCheck, OffByDefault) {
-  const func::RegAliases* a = nullptr;
+  std::shared_ptr<const func::RegAliases> a;
   const std::vector<int32_t> v = run({}, {}, &a);
   EXPECT_EQ(a, nullptr);
   for (int i = 0; i < 32; ++i) EXPECT_EQ(v[i], (i + 3) * (i - 5) + (i ^ 7)) << i;
