@@ -1,5 +1,6 @@
 // Register allocation: PTX virtual registers -> architectural register numbers, as ptxas would
-// (issue #14, first part; nothing in the functional or timing model uses it yet).
+// (issue #14; used by the functional allocation checker, func/regcheck.h; not by the timing
+// model yet).
 //
 // Per function, independently (no calling convention yet: registers live across a `call` are
 // not treated as clobbered and a callee's registers are not counted in its caller):
