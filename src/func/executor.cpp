@@ -37,8 +37,13 @@ std::string Program::where(uint32_t pc) const {
   const ProgFunction& f = funcs[d.func];
   if (!d.in) return fmt::format("end of {}", f.name);
   const ptx::Function& pf = ir->funcs[f.module_func];
-  return fmt::format("{}:{}: {} (in {}, pc {})", pf.source_file.empty() ? ir->file : pf.source_file,
-                     d.in->line, d.in->text, f.name, pc);
+  // -lineinfo / -G builds: the CUDA source line too (`.loc`).
+  std::string src;
+  if (d.in->src_file && d.in->src_file < ir->files.size())
+    src = fmt::format("; {}:{}:{}", ir->files[d.in->src_file], d.in->src_line, d.in->src_col);
+  return fmt::format("{}:{}: {} (in {}, pc {}{})",
+                     pf.source_file.empty() ? ir->file : pf.source_file, d.in->line, d.in->text,
+                     f.name, pc, src);
 }
 
 void guest_fault(const ExecContext& cx, const Warp& w, const DInst& d, unsigned lane,

@@ -182,7 +182,10 @@ struct Instruction {
   std::unique_ptr<CallInfo> call;
   std::vector<std::string> extra;  // tensor/async modifiers kept verbatim (.m16n16k16 ...)
   uint32_t line = 0, col = 0;      // source position
-  std::string_view text;           // the instruction's source line (points into Module::source)
+  // CUDA source position from the last `.loc` before it (-lineinfo / -G builds): src_file
+  // indexes Module::files (0 = unknown, then src_line/src_col are 0 too).
+  uint32_t src_file = 0, src_line = 0, src_col = 0;
+  std::string_view text;  // the instruction's source line (points into Module::source)
 
   MulMode mul_mode() const { return static_cast<MulMode>(sub); }
   AtomOp atom_op() const { return static_cast<AtomOp>(sub); }
@@ -287,7 +290,9 @@ struct Module {
   std::vector<Function> funcs;
   std::unordered_map<std::string, uint32_t> func_index;
   std::unordered_map<std::string, uint32_t> var_index;  // module-scope variables only
-  std::vector<std::string> files;                       // .file table (index = file number)
+  // Source files named by `.file` in every unit (index 0 = "" = unknown; a unit's own .file
+  // numbers are mapped into this table). Instruction::src_file indexes it.
+  std::vector<std::string> files;
 
   const Function* find_function(std::string_view name) const;
   const Variable* find_var(std::string_view name) const;

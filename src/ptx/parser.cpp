@@ -229,6 +229,8 @@ class Parser {
   void directive_version();
   void skip_section();
   void skip_to_line_end(uint32_t line);
+  void parse_loc();
+  void finish_locs();
   void parse_function(Linkage link, bool is_entry, const Token& start);
   void parse_params(Function& f, std::vector<uint32_t>& out, bool is_entry, int fidx);
   Variable parse_param_decl(bool allow_reg);
@@ -276,6 +278,12 @@ class Parser {
   // current function
   Function* fn_ = nullptr;
   int32_t fidx_ = -1;
+  // Source attribution (-lineinfo / -G): the last `.loc` in the current function body, with
+  // the file as this unit's `.file` number; `.file` directives come after the functions, so
+  // the numbers are mapped to Module::files when the unit ends (finish_locs).
+  uint32_t loc_file_ = 0, loc_line_ = 0, loc_col_ = 0;
+  std::vector<uint32_t> unit_file_map_;  // this unit's .file number -> Module::files index
+  std::vector<uint32_t> unit_funcs_;     // functions whose bodies this unit defined
   std::vector<std::unordered_map<std::string, ScopeEntry>> scopes_;
   std::unordered_map<std::string, uint32_t> labels_;
   std::unordered_map<std::string, uint32_t> labels_proto_;  // .callprototype names
@@ -342,8 +350,10 @@ void Parser::run() {
       if (s.kind != Tok::string) err(s, "expected a file name string");
       take();
       if (n < 1 << 16) {
-        if (m_.files.size() <= n) m_.files.resize(n + 1);
-        m_.files[n] = std::string(s.text.substr(1, s.text.size() - 2));
+        if (m_.files.empty()) m_.files.emplace_back();  // index 0: no source file
+        if (unit_file_map_.size() <= n) unit_file_map_.resize(n + 1, 0);
+        unit_file_map_[n] = uint32_t(m_.files.size());
+        m_.files.emplace_back(s.text.substr(1, s.text.size() - 2));
       }
       while (accept(',')) expect_int("timestamp/size");
     } else if (d == ".section") {
@@ -386,6 +396,36 @@ void Parser::run() {
   }
   if (!seen_target)
     err_after(toks_[toks_.size() - 2], "missing .target directive (e.g. .target sm_75)");
+  finish_locs();
+}
+
+void Parser::parse_loc() {
+  // .loc file line col [, function_name label [, inlined_at file line col]]
+  // (PTX ISA "Debugging directives: .loc"). The first triple is the innermost location (the
+  // inlined callee's line for inlined code), which is what attribution reports.
+  const Token& t = take();
+  const uint32_t line = t.line;
+  uint64_t v[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    if (peek().kind != Tok::integer || peek().line != line)
+      err(peek(),
+          fmt::format(".loc expects a file number, a line and a column, got {}", tokstr(peek())));
+    v[i] = expect_int(".loc operand");
+  }
+  loc_file_ = v[0] < (1u << 16) ? uint32_t(v[0]) : 0;
+  loc_line_ = uint32_t(std::min<uint64_t>(v[1], UINT32_MAX));
+  loc_col_ = uint32_t(std::min<uint64_t>(v[2], UINT32_MAX));
+  while (peek().kind != Tok::eof && peek().line == line) take();
+}
+
+void Parser::finish_locs() {
+  for (uint32_t fi : unit_funcs_)
+    for (Instruction& in : m_.funcs[fi].insts)
+      if (in.src_file)
+        in.src_file = in.src_file < unit_file_map_.size() ? unit_file_map_[in.src_file] : 0;
+  for (uint32_t fi : unit_funcs_)
+    for (Instruction& in : m_.funcs[fi].insts)
+      if (!in.src_file) in.src_line = in.src_col = 0;  // no .file for it: unknown, not "line N"
 }
 
 void Parser::directive_version() {
@@ -672,6 +712,9 @@ void Parser::parse_function(Linkage link, bool is_entry, const Token& start) {
 
   fn_ = &fr;
   fidx_ = int32_t(fidx);
+  loc_file_ = loc_line_ = loc_col_ = 0;
+  if (std::find(unit_funcs_.begin(), unit_funcs_.end(), fidx) == unit_funcs_.end())
+    unit_funcs_.push_back(fidx);
   scopes_.clear();
   scopes_.emplace_back();
   labels_.clear();
@@ -955,7 +998,7 @@ void Parser::parse_statement() {
   }
   if (t.kind == Tok::dot) {
     if (t.text == ".reg") return parse_reg_decl();
-    if (t.text == ".loc") return skip_to_line_end(t.line);
+    if (t.text == ".loc") return parse_loc();
     if (t.text == ".pragma") {
       take();
       if (peek().kind != Tok::string) err(peek(), "expected a string after .pragma");
@@ -1821,6 +1864,9 @@ void Parser::parse_instruction() {
   validate_instruction(in, op_tok, op_toks);
   check_operands(in, op_toks);
   in.exec = classify(in);
+  in.src_file = loc_file_;
+  in.src_line = loc_line_;
+  in.src_col = loc_col_;
   fn_->insts.push_back(std::move(in));
 }
 

@@ -188,7 +188,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     json gpu = k.stats;
     gpu.erase("trace_events");
     json extra = json::object();
-    for (const char* key : {"start_cycle", "end_cycle", "occupancy"})
+    for (const char* key : {"start_cycle", "end_cycle", "occupancy", "attribution"})
       if (gpu.contains(key)) {
         extra[key] = gpu[key];
         gpu.erase(key);
@@ -196,6 +196,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     add_totals(gpu);
     if (gpu_out) *gpu_out = gpu;
     e["occupancy"] = extra.value("occupancy", json::object());
+    if (extra.contains("attribution")) e["attribution"] = std::move(extra["attribution"]);
     e["stats"] = {{"gpu", std::move(gpu)}};
   }
   if (!e.contains("occupancy") && k.occupancy.is_object()) e["occupancy"] = k.occupancy;

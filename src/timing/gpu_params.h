@@ -77,6 +77,7 @@ struct SimParams {
   uint64_t max_kernel_cycles = 0;
   bool livelock_check = true;
   bool regalloc_check = false;
+  bool per_pc_stats = false;
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
   void describe(config::Describer& d) {
@@ -113,6 +114,12 @@ struct SimParams {
             "reaches the virtual registers the allocator put in the same register), so an "
             "allocation bug changes the program's output (src/func/regcheck.h)",
             "simtlab (issue #14)");
+    d.param("per_pc_stats", per_pc_stats, "",
+            "Timing mode: count executions, stall slots by reason, scoreboard waits on memory vs "
+            "ALU producers, register-bank and shared-memory bank conflicts, L1/L2 misses and "
+            "divergence per PTX instruction, and per CUDA source line for -lineinfo builds "
+            "(the `attribution` section of each kernel's stats; src/timing/sm/pc_stats.h)",
+            "simtlab (issue #20)");
     d.param("fixed_memory_latency", fixed_memory_latency, "cycles",
             "Latency of every memory request when mem.model=fixed (stand-in memory system)",
             "assumption: ~200 core cycles, GTX480-class DRAM load latency")

@@ -162,6 +162,10 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   r->ctx.code_base = code_base(k);
   r->total = L.grid.count();
   r->start = now;
+  if (p_.sim.per_pc_stats) {
+    r->pcs = std::make_unique<PcStats>(k.code.size());
+    r->ctx.pcs = r->pcs.get();
+  }
   for (auto& s : sms_) s->begin_kernel(&dev.memory());
   mem_->update_stats();
   r->before = stats::snapshot(root_);
@@ -199,6 +203,7 @@ void Gpu::fill_result(Running& r, uint64_t now) {
                     {"warps_per_cta", r.needs.warps},
                     {"shared_per_cta", r.needs.shared},
                     {"regs_per_cta", r.needs.regs}};
+  if (r.pcs) j["attribution"] = pc_stats_json(*r.pcs, k);
   if (trace_) {
     if (running_.size() == 1) trace_->flush(now);
     trace_->kernel(k.name, r.start, now);

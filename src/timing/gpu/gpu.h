@@ -67,6 +67,7 @@ class Gpu : public func::Engine {
     uint64_t next_cta = 0, total = 0;
     uint64_t start = 0;
     stats::Snapshot before;
+    std::unique_ptr<PcStats> pcs;  // sim.per_pc_stats
   };
 
   void run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops);

@@ -295,6 +295,7 @@ void Cache::push_fill(const MemReq& req, Addr la, uint32_t units) {
   f.local = req.local;
   f.fill = true;
   f.issue_cycle = req.issue_cycle;
+  f.origin = req.origin;
   miss_q_.push_back(std::move(f));
   ++fill_requests_;
 }

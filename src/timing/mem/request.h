@@ -21,6 +21,8 @@
 
 namespace simtlab::timing {
 
+struct PcCounters;  // timing/sm/pc_stats.h
+
 inline constexpr uint32_t kSectorBytes = 32;  // GDDR5 access atom (book 1.10)
 inline constexpr uint32_t kBlockBytes = 128;  // L1/L2 line (D2MA Table 1)
 inline constexpr uint32_t kBlockSectors = kBlockBytes / kSectorBytes;
@@ -73,6 +75,10 @@ struct MemReq {
   std::shared_ptr<std::vector<uint8_t>> data;  // checker only: store data / load result,
                                                // `bytes` bytes starting at `addr`
   uint64_t atomic_operand = 0;                 // checker only: value added by an atomic
+  // Per-instruction statistics (sim.per_pc_stats): the counters of the instruction that
+  // caused this request; carried through the caches (a fill inherits its miss's origin) so the
+  // LD/ST unit can charge an L2 miss to it. Null when off; never read below the SM.
+  PcCounters* origin = nullptr;
 };
 
 struct MemResp {

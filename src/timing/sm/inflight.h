@@ -9,6 +9,7 @@
 namespace simtlab::timing {
 
 struct WarpSlot;
+struct PcCounters;
 
 /// Execution resources an instruction can go to.
 enum class UnitKind : uint8_t { sp, intu, sfu, dp, ldst, count_ };
@@ -26,8 +27,9 @@ struct InFlight {
   uint8_t ndst = 0;  // registers released at writeback (absolute indices)
   uint32_t dst[4] = {};
   bool dst_pred[4] = {};
-  uint32_t lanes = 0;        // active lanes (thread instructions)
-  uint32_t local_bytes = 0;  // per-thread local memory of its kernel (address interleaving)
+  uint32_t lanes = 0;         // active lanes (thread instructions)
+  uint32_t local_bytes = 0;   // per-thread local memory of its kernel (address interleaving)
+  PcCounters* pcc = nullptr;  // its instruction's counters (sim.per_pc_stats), null when off
 };
 
 }  // namespace simtlab::timing

@@ -69,6 +69,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   f.age = issue_seq_++;
   f.issue_cycle = now;
   f.local_bytes = kc.launch->local_bytes_per_thread;
+  if (kc.pcs) f.pcc = &kc.pcs->pc[pc];
   const UnitTiming& t = timing_for(d.exec);
   const uint32_t passes = (uk == UnitKind::sp || uk == UnitKind::intu) ? passes_ : 1;
   f.latency = t.latency + passes - 1;
@@ -88,6 +89,10 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
     if (a >= v.size()) v.resize(a + 1, 0);
     ++v[a];
     ++w.pending_writes;
+    if (kc.pcs && !pred && uk == UnitKind::ldst) {
+      if (a >= w.pend_mem.size()) w.pend_mem.resize(a + 1, 0);
+      ++w.pend_mem[a];
+    }
   }
   // Execute functionally (execute-at-issue).
   kc.cx.cycle = now;
@@ -101,6 +106,12 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   ++kc.warp_insts;
   kc.thread_insts += uint64_t(__builtin_popcount(rec_.active));
   ++inst_classes_[size_t(d.exec)];
+  if (f.pcc) {
+    ++f.pcc->execs;
+    ++f.pcc->stalls[size_t(Stall::issued)];
+    f.pcc->thread_insts += uint64_t(__builtin_popcount(rec_.active));
+    if (rec_.divergent) ++f.pcc->divergent;
+  }
   if (trace_) trace_->warp_issue(id_, w.slot, now, pc);
   if (issue_log_) issue_log_->push_back({now, w.slot});
   // Instruction buffer and control flow.
@@ -133,9 +144,43 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   return Stall::issued;
 }
 
+bool Sm::waits_on_memory(const WarpSlot& w, const func::DInst& d) const {
+  const func::Frame& fr = w.fw->frame();
+  auto mem = [&](uint16_t s) {
+    if (s >= func::kPredSlotBase) return false;
+    const uint32_t a = fr.reg_base + s;
+    return a < w.pend_reg.size() && w.pend_reg[a] && a < w.pend_mem.size() && w.pend_mem[a];
+  };
+  for (unsigned i = 0; i < d.nsrc; ++i)
+    if (mem(d.src[i])) return true;
+  for (unsigned i = 0; i < d.ndst; ++i)
+    if (mem(d.dst[i])) return true;
+  return false;
+}
+
+void Sm::charge_pc(size_t sched, const WarpSlot* w, Stall r) {
+  PcSlot& ps = last_pc_[sched];
+  ps.c = nullptr;
+  if (!w || r == Stall::issued || r == Stall::idle || !w->fw || !w->cta->k->pcs) return;
+  KernelCtx& kc = *w->cta->k;
+  const uint32_t pc = w->fw->pc();
+  if (pc >= kc.pcs->pc.size()) return;
+  ps.c = &kc.pcs->pc[pc];
+  ps.r = r;
+  ps.mem = r == Stall::scoreboard && waits_on_memory(*w, kc.launch->prog->code[pc]);
+  charge_pc_slots(ps, 1);
+}
+
+void Sm::charge_pc_slots(const PcSlot& ps, uint64_t k) {
+  if (!ps.c) return;
+  ps.c->stalls[size_t(ps.r)] += k;
+  if (ps.r == Stall::scoreboard) (ps.mem ? ps.c->sb_mem : ps.c->sb_alu) += k;
+}
+
 void Sm::issue(uint64_t now) {
   for (auto& s : scheds_) {
     Stall best = Stall::idle;
+    const WarpSlot* best_w = nullptr;
     bool issued = false;
     for (WarpSlot* w : s->order()) {
       const Stall r = try_issue(*w, now, &issued);
@@ -149,11 +194,15 @@ void Sm::issue(uint64_t now) {
         // the active pool can end), is a long stall for the two-level scheduler.
         s->long_stall(w);
       }
-      if (r < best) best = r;
+      if (r < best) {
+        best = r;
+        best_w = w;
+      }
     }
     const Stall r = issued ? Stall::issued : best;
     ++stalls_[size_t(r)];
     last_reasons_[size_t(&s - scheds_.data())] = r;
+    if (pc_stats_) charge_pc(size_t(&s - scheds_.data()), best_w, r);
     if (issued) {
       last_progress_ = now;
       active_this_cycle_ = true;

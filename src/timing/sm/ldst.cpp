@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "timing/sm/pc_stats.h"
 #include "timing/sm/sm_params.h"
 #include "timing/sm/warp_slot.h"
 #include "timing/trace.h"
@@ -123,6 +124,7 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
     ++shared_accesses_;
     shared_passes_ += passes;
     shared_conflict_cycles_ += passes - 1;
+    if (e.f.pcc) e.f.pcc->smem_extra_passes += passes - 1;
     return;
   }
   if (rec.space == func::MemSpace::tex) {
@@ -259,6 +261,7 @@ void LdstUnit::count_atomic_ops(MemReq& r, const func::WarpInstRecord& rec, Lane
 
 bool LdstUnit::send_txn(Entry& e, uint64_t now) {
   MemReq r = e.txns[e.next];
+  r.origin = e.f.pcc;
   const uint32_t idx = uint32_t(&e - table_.data());
   r.id = (uint64_t(idx) << kTxnIdShift) | (next_id_++ & ((uint64_t(1) << kTxnIdShift) - 1));
   r.issue_cycle = now;
@@ -271,6 +274,10 @@ bool LdstUnit::send_txn(Entry& e, uint64_t now) {
     return false;
   }
   ++transactions_;
+  if (e.f.pcc) {
+    ++e.f.pcc->transactions;
+    if (res.status != AccessStatus::hit) ++e.f.pcc->l1_misses;
+  }
   ++e.next;
   if (e.waits_for_data || r.kind == AccessKind::store) ++e.outstanding;
   return true;
@@ -290,6 +297,8 @@ bool LdstUnit::tick(uint64_t now) {
   while (const MemResp* r = port_->peek()) {
     const MemResp resp = port_->pop();
     did = true;
+    if (resp.req.origin && !resp.l2_hit && resp.req.kind != AccessKind::inst_fetch)
+      ++resp.req.origin->l2_misses;
     switch (resp.req.kind) {
       case AccessKind::inst_fetch:
         if (on_ifetch_response) on_ifetch_response(resp, now);

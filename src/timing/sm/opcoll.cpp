@@ -34,7 +34,10 @@ void Sm::collect(uint64_t now) {
       }
     }
     f.nreads = left;
-    if (blocked) ++bank_conflicts_;
+    if (blocked) {
+      ++bank_conflicts_;
+      if (f.pcc) ++f.pcc->rf_bank_conflicts;
+    }
   }
 }
 

@@ -194,6 +194,11 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.inflight = 0;
     w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
     w.pend_pred.assign(std::max<uint32_t>(npreds, 1), 0);
+    if (k->pcs) {
+      w.pend_mem.assign(w.pend_reg.size(), 0);
+      pc_stats_ = true;
+      last_pc_.resize(scheds_.size());
+    }
     w.pending_writes = 0;
     if (w.func_done) {
       retire_warp(w);
@@ -236,6 +241,8 @@ void Sm::account_skipped(uint64_t k) {
   }
   issue_slots_ += k * p_.num_schedulers;
   for (Stall r : last_reasons_) stalls_[size_t(r)] += k;
+  if (pc_stats_)
+    for (const PcSlot& ps : last_pc_) charge_pc_slots(ps, k);
 }
 
 uint64_t Sm::next_event(uint64_t now) const {

@@ -34,6 +34,7 @@
 #include "stats/group.h"
 #include "timing/sm/inflight.h"
 #include "timing/sm/ldst.h"
+#include "timing/sm/pc_stats.h"
 #include "timing/sm/scheduler.h"
 #include "timing/sm/sm_params.h"
 #include "timing/sm/stall.h"
@@ -51,6 +52,7 @@ struct KernelCtx {
   uint64_t code_base = 0;
   uint64_t warp_insts = 0, thread_insts = 0;
   uint64_t ctas_done = 0;
+  PcStats* pcs = nullptr;  // per-instruction counters (sim.per_pc_stats), null when off
 };
 
 /// A CTA resident on an SM: its functional state and its share of the SM's resources.
@@ -139,6 +141,16 @@ class Sm : public sim::Component {
   void fetch(uint64_t now);
   void retire_warp(WarpSlot& w);
   bool hazard(const WarpSlot& w, const func::DInst& d) const;
+  // Per-instruction statistics (pc_stats.h): the slot a scheduler last charged (repeated for
+  // cycles skipped while sleeping).
+  struct PcSlot {
+    PcCounters* c = nullptr;
+    Stall r = Stall::idle;
+    bool mem = false;
+  };
+  bool waits_on_memory(const WarpSlot& w, const func::DInst& d) const;
+  void charge_pc(size_t sched, const WarpSlot* w, Stall r);
+  void charge_pc_slots(const PcSlot& ps, uint64_t k);
   uint64_t next_event(uint64_t now) const;
   void account_skipped(uint64_t cycles);
 
@@ -178,6 +190,8 @@ class Sm : public sim::Component {
   uint64_t last_tick_ = 0;
   bool waiting_sleep_ = false;
   std::vector<Stall> last_reasons_;
+  bool pc_stats_ = false;        // a kernel with per-instruction statistics has run here
+  std::vector<PcSlot> last_pc_;  // per scheduler
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> wb_times_;
   bool active_this_cycle_ = false;
   func::WarpInstRecord rec_;

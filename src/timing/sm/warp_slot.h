@@ -33,6 +33,9 @@ struct WarpSlot {
   uint32_t inflight = 0;  // issued instructions not yet written back
   // Scoreboard: pending writes per absolute register index (values, then predicates).
   std::vector<uint16_t> pend_reg, pend_pred;
+  // Per-instruction statistics only: of pend_reg, the writes a memory instruction will make
+  // (scoreboard stalls split into memory vs ALU producers). Empty when sim.per_pc_stats is off.
+  std::vector<uint16_t> pend_mem;
   uint32_t pending_writes = 0;
   uint64_t insts = 0;
 };

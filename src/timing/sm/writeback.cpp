@@ -30,6 +30,12 @@ void Sm::schedule_writeback(const InFlight& f, uint64_t cycle) {
 
 void Sm::complete(const InFlight& f, uint64_t now) {
   // Memory results write back in the cycle they return.
+  if (f.pcc) {
+    WarpSlot& w = *f.w;
+    for (unsigned i = 0; i < f.ndst; ++i)
+      if (!f.dst_pred[i] && f.dst[i] < w.pend_mem.size() && w.pend_mem[f.dst[i]])
+        --w.pend_mem[f.dst[i]];
+  }
   Writeback wb;
   wb.warp = f.w->slot;
   wb.ndst = f.ndst;
