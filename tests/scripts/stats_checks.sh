@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # End-to-end checks of simtlab's outputs on one program:
 #   stats     the stats JSON passes check_stats.py
-#   trace     the trace passes check_trace.py against the stats of the same run
+#   trace     the trace passes check_trace.py against the stats of the same run (complete
+#             with trace.max_events=0; with a budget of 3000 slices and windows of 50 cycles
+#             it is sampled and keeps at most 3000 warp-state and memory slices)
+#   intervals stats.interval=500: every interval series adds up to its kernel total and the
+#             kernels' stats are those of the run without intervals (check_intervals.py)
 #   determinism  two identical runs give byte-identical stats JSON once the "host" section
 #             (wall-clock measurements) is removed
 #   skip      skipping idle SM cycles changes nothing but speed
@@ -24,7 +28,18 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 run() { "$simtlab" run --quiet "$@" -- "$prog" > "$tmp/out.txt"; }
 case "$check" in
   stats) run --stats "$tmp/s.json"; python3 "$here/check_stats.py" "$tmp/s.json" ;;
-  trace) run --stats "$tmp/s.json" --trace "$tmp/t.json"; python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json" ;;
+  trace)
+    run --stats "$tmp/s.json" --trace "$tmp/t.json" --set trace.max_events=0
+    python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json"
+    run --stats "$tmp/s.json" --trace "$tmp/t.json" --set trace.max_events=3000 --set trace.sample_window=50
+    python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json"
+    python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["traceEvents"]
+d=sum(1 for x in e if x.get("cat") in ("warp","stall","mem"))
+s=[x for x in e if x["name"]=="trace sampled"]
+assert s and d <= 3000, (d, len(s)); print("trace budget OK:", d, "detail slices, stride", s[-1]["args"]["stride"])' "$tmp/t.json" ;;
+  intervals)
+    run --stats "$tmp/s.json" --set stats.interval=500; run --stats "$tmp/off.json"
+    python3 "$here/check_intervals.py" "$tmp/s.json" "$tmp/off.json" ;;
   determinism)
     run --stats "$tmp/a.json"; run --stats "$tmp/b.json"
     strip='import json,sys; j=json.load(open(sys.argv[1])); j.pop("host"); print(json.dumps(j, sort_keys=True))'
