@@ -151,16 +151,16 @@ void TraceSink::warp_state(uint32_t sm, uint32_t w, uint64_t t, uint8_t state) {
     uint64_t s = k.start, e = t;
     if (clip(s, e)) {
       name_track(1 + sm, kWarpTid + w, "warp slot " + std::to_string(w));
-      add_detail({s, e - s, 1 + sm, kWarpTid + w, k.state,
-                  k.state == kIssue ? kCatIssue : kCatStall});
+      add_detail(
+          {s, e - s, 1 + sm, kWarpTid + w, k.state, k.state == kIssue ? kCatIssue : kCatStall});
     }
   }
   k.state = state;
   k.start = t;
 }
 
-void TraceSink::mem_access(uint32_t sm, uint32_t w, uint64_t start, uint64_t end,
-                           const char* space, bool store, uint32_t transactions) {
+void TraceSink::mem_access(uint32_t sm, uint32_t w, uint64_t start, uint64_t end, const char* space,
+                           bool store, uint32_t transactions) {
   // Shared-memory instructions take a few cycles and are most of a tiled kernel's memory
   // instructions; their time shows in the warp's state. Only accesses that leave the SM's
   // shared memory (global, local, const, param, tex) get slices.
@@ -176,8 +176,12 @@ void TraceSink::mem_access(uint32_t sm, uint32_t w, uint64_t start, uint64_t end
   if (t == tr.size()) tr.push_back(0);
   tr[t] = e;
   name_track(1 + sm, kMemTid + uint32_t(t), "mem " + std::to_string(t));
-  Detail d{s, e - s, 1 + sm, kMemTid + uint32_t(t),
-           intern(std::string(store ? "store " : "load ") + space), kCatMem};
+  Detail d{s,
+           e - s,
+           1 + sm,
+           kMemTid + uint32_t(t),
+           intern(std::string(store ? "store " : "load ") + space),
+           kCatMem};
   d.warp = w;
   d.txns = transactions;
   add_detail(d);
@@ -214,8 +218,12 @@ void TraceSink::add_detail(const Detail& d) {
 void TraceSink::counter(uint32_t pid, const char* name, const char* unit, uint64_t t,
                         double value) {
   if (!in_window(t)) return;
-  events_.push_back(
-      {{"name", name}, {"ph", "C"}, {"pid", pid}, {"tid", 0}, {"ts", t}, {"args", {{unit, value}}}});
+  events_.push_back({{"name", name},
+                     {"ph", "C"},
+                     {"pid", pid},
+                     {"tid", 0},
+                     {"ts", t},
+                     {"args", {{unit, value}}}});
 }
 
 void TraceSink::flush(uint64_t t) {
@@ -227,7 +235,7 @@ json TraceSink::take_events() {
   json e = std::move(events_);
   events_ = json::array();
   for (const Detail& d : detail_) {
-    json ev = {{"name", names_[d.name]}, {"cat", kCats[d.cat]}, {"ph", "X"}, {"pid", d.pid},
+    json ev = {{"name", names_[d.name]}, {"cat", kCats[d.cat]}, {"ph", "X"},   {"pid", d.pid},
                {"tid", d.tid},           {"ts", d.ts},          {"dur", d.dur}};
     if (d.cat == kCatMem) ev["args"] = {{"warp", d.warp}, {"transactions", d.txns}};
     e.push_back(std::move(ev));

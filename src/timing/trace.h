@@ -94,12 +94,12 @@ class TraceSink {
   WarpTrack& warp(uint32_t sm, uint32_t w);
 
   Options o_;
-  std::vector<std::vector<WarpTrack>> warps_;                // [sm][warp slot]
+  std::vector<std::vector<WarpTrack>> warps_;                     // [sm][warp slot]
   std::vector<std::vector<std::pair<uint32_t, uint64_t>>> ctas_;  // [sm][slot] = (cta, start)
-  std::vector<std::vector<uint8_t>> cta_busy_;               // [sm][slot]
-  std::vector<std::vector<uint64_t>> mem_tracks_;            // [sm][track] = end of last slice
-  std::vector<uint64_t> kernel_tracks_;                      // end of last kernel slice
-  std::unordered_set<uint64_t> named_;                       // (pid << 32 | tid) named
+  std::vector<std::vector<uint8_t>> cta_busy_;                    // [sm][slot]
+  std::vector<std::vector<uint64_t>> mem_tracks_;                 // [sm][track] = end of last slice
+  std::vector<uint64_t> kernel_tracks_;                           // end of last kernel slice
+  std::unordered_set<uint64_t> named_;                            // (pid << 32 | tid) named
   std::vector<std::string> names_;
   std::vector<Detail> detail_;
   // Detail events already handed out by take_events that survive the current stride, and how

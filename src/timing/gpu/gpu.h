@@ -88,8 +88,7 @@ class Gpu : public func::Engine {
   bool dispatch(uint64_t now);
   std::string deadlock_report(uint64_t now, uint64_t quiet) const;
   std::string warp_dump() const;
-  void print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start,
-                      bool tty);
+  void print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start, bool tty);
   /// Interval statistics: close the intervals of running kernels that reached a boundary, and
   /// wake the alarm at the next one (the SMs may sleep across it).
   void sample_intervals(uint64_t now);
@@ -117,7 +116,7 @@ class Gpu : public func::Engine {
   std::unique_ptr<TraceSink> trace_;
   std::unique_ptr<sim::Component> alarm_;  // stats.interval > 0 only
   uint64_t counter_last_ = 0, counter_next_ = 0;
-  std::vector<uint64_t> counter_prev_;               // per SM warp insts at counter_last_
+  std::vector<uint64_t> counter_prev_;                // per SM warp insts at counter_last_
   std::vector<const stats::Counter*> dram_requests_;  // per channel (trace counters)
   uint64_t dram_prev_ = 0;
   /// Where each loaded function's code lives in the instruction address space. Functions get
