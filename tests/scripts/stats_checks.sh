@@ -6,6 +6,9 @@
 #             it is sampled and keeps at most 3000 warp-state and memory slices)
 #   intervals stats.interval=500: every interval series adds up to its kernel total and the
 #             kernels' stats are those of the run without intervals (check_intervals.py)
+#   progress  (prog_multi_kernel) with stderr not a terminal and --progress-interval 0, plain
+#             progress lines (no carriage return) name the kernels demangled and show an ETA
+#             once CTAs finish; --no-progress and --quiet print none
 #   determinism  two identical runs give byte-identical stats JSON once the "host" section
 #             (wall-clock measurements) is removed
 #   skip      skipping idle SM cycles changes nothing but speed
@@ -37,6 +40,15 @@ case "$check" in
 d=sum(1 for x in e if x.get("cat") in ("warp","stall","mem"))
 s=[x for x in e if x["name"]=="trace sampled"]
 assert s and d <= 3000, (d, len(s)); print("trace budget OK:", d, "detail slices, stride", s[-1]["args"]["stride"])' "$tmp/t.json" ;;
+  progress)
+    "$simtlab" run --progress-interval 0 -- "$prog" > /dev/null 2> "$tmp/err.txt"
+    grep -q '^\[simtlab\] saxpy(float, float const\*, float\*, int): cycle [0-9]*, .*CTAs [0-9]*/16' "$tmp/err.txt"
+    grep -q 'ETA [0-9]' "$tmp/err.txt"
+    ! grep -q $'\r' "$tmp/err.txt"
+    "$simtlab" run --progress-interval 0 --no-progress -- "$prog" > /dev/null 2> "$tmp/none.txt"
+    "$simtlab" run --progress-interval 0 -q -- "$prog" > /dev/null 2>> "$tmp/none.txt"
+    ! grep -q '^\[simtlab\]' "$tmp/none.txt"
+    echo "progress OK: $(grep -c '^\[simtlab\]' "$tmp/err.txt") plain lines" ;;
   intervals)
     run --stats "$tmp/s.json" --set stats.interval=500; run --stats "$tmp/off.json"
     python3 "$here/check_intervals.py" "$tmp/s.json" "$tmp/off.json" ;;

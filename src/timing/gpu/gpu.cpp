@@ -510,7 +510,7 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
       }
       if (progress_) {
         const auto t = std::chrono::steady_clock::now();
-        if (t - last_print > std::chrono::milliseconds(progress_tty_ ? 500 : 10000)) {
+        if (t - last_print >= std::chrono::milliseconds(progress_ms_)) {
           last_print = t;
           print_progress(wall0, start, progress_tty_);
           printed = true;

@@ -54,9 +54,10 @@ class Gpu : public func::Engine {
   /// Print a progress line on stderr (kernel, cycles, instructions, rate, CTAs, ETA) while
   /// running: rewritten in place twice a second on a terminal (`tty`), else a plain line every
   /// 10 s (batch logs).
-  void enable_progress(bool on, bool tty = true) {
+  void enable_progress(bool on, bool tty = true, double interval_s = -1) {
     progress_ = on;
     progress_tty_ = tty;
+    progress_ms_ = interval_s >= 0 ? uint64_t(interval_s * 1000) : tty ? 500 : 10000;
   }
   stats::Group& stats() { return root_; }
   uint64_t cycle() const { return core_->cycle(); }
@@ -136,6 +137,7 @@ class Gpu : public func::Engine {
   bool has_failed_ = false;
   uint32_t rr_ = 0;
   bool progress_ = false, progress_tty_ = true;
+  uint64_t progress_ms_ = 500;
 };
 
 }  // namespace simtlab::timing
