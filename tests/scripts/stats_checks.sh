@@ -4,6 +4,8 @@
 #   trace     the trace passes check_trace.py against the stats of the same run (complete
 #             with trace.max_events=0; with a budget of 3000 slices and windows of 50 cycles
 #             it is sampled and keeps at most 3000 warp-state and memory slices)
+#   tracesize (examples/sgemm) the default trace of the SGEMM example passes check_trace.py and
+#             stays under 1,200 bytes per simulated cycle (docs/outputs.md: 1,110 measured)
 #   intervals stats.interval=500: every interval series adds up to its kernel total and the
 #             kernels' stats are those of the run without intervals (check_intervals.py)
 #   progress  (prog_multi_kernel) with stderr not a terminal and --progress-interval 0, plain
@@ -49,6 +51,9 @@ assert s and d <= 3000, (d, len(s)); print("trace budget OK:", d, "detail slices
     "$simtlab" run --progress-interval 0 -q -- "$prog" > /dev/null 2>> "$tmp/none.txt"
     ! grep -q '^\[simtlab\]' "$tmp/none.txt"
     echo "progress OK: $(grep -c '^\[simtlab\]' "$tmp/err.txt") plain lines" ;;
+  tracesize)
+    run --stats "$tmp/s.json" --trace "$tmp/t.json"
+    python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json" --max-bytes-per-cycle 1200 --perfetto ;;
   intervals)
     run --stats "$tmp/s.json" --set stats.interval=500; run --stats "$tmp/off.json"
     python3 "$here/check_intervals.py" "$tmp/s.json" "$tmp/off.json" ;;
