@@ -172,6 +172,8 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
   used_shared_ += n.shared;
   ++resident_ctas_;
   ++ctas_launched_;
+  // Before the warps: a CTA whose warps have all exited already ends in the loop below.
+  if (trace_) trace_->cta_begin(id_, linear_id, now);
   const uint32_t nregs = k->launch->prog->max_regs, npreds = k->launch->prog->max_preds;
   uint32_t wi = 0;
   for (WarpSlot& w : warps_) {
@@ -201,7 +203,6 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     }
     scheds_[w.sched]->add(&w);
   }
-  if (trace_) trace_->cta_begin(id_, linear_id, now);
   wake();
 }
 
