@@ -143,7 +143,10 @@ def load_intervals(stats_json):
 def load_sweep_intervals(directory):
     """load_intervals of every run of a sweep (first repetition), with `workload` and
     `variant` columns; empty when no run recorded intervals."""
-    with open(os.path.join(directory, "plan.json")) as f:
+    plan_path = os.path.join(directory, "plan.json")
+    if not os.path.exists(plan_path):
+        return pd.DataFrame()
+    with open(plan_path) as f:
         plan = json.load(f)
     parts = []
     for r in plan.get("runs", []):
