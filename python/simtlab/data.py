@@ -108,6 +108,59 @@ def load_run(stats_json):
     return df
 
 
+INTERVAL_SERIES = ("cycles", "active_cycles", "warp_insts", "thread_insts", "issue_slots",
+                   "resident_warp_cycles", "l1d_accesses", "l1d_hits", "l2_accesses", "l2_hits",
+                   "dram_reads", "dram_writes", "dram_requests", "dram_row_hits",
+                   "dram_busy_cycles")
+
+
+def load_intervals(stats_json):
+    """The interval statistics (`--set stats.interval=N`) of a run's stats JSON as one row per
+    interval, kernels in launch order: `kernel`, `launch`, `end_cycle` (absolute core cycle at
+    the interval's end), `interval_cycles`, the chip-wide series (sm_* for SM sums that share a
+    name with the interval's own cycles: `sm_cycles`) and `stall.<reason>`. Empty when the run
+    recorded none."""
+    with open(stats_json) as f:
+        d = json.load(f)
+    rows = []
+    for k in d.get("kernels", []):
+        iv = k.get("intervals")
+        if not iv:
+            continue
+        g = iv["gpu"]
+        for i, end in enumerate(iv["end"]):
+            row = {"kernel": k.get("name"), "launch": k.get("index"),
+                   "end_cycle": k.get("start_cycle", 0) + end, "interval_cycles": iv["cycles"][i]}
+            for name in INTERVAL_SERIES:
+                if name in g:
+                    row["sm_cycles" if name == "cycles" else name] = g[name][i]
+            for reason, v in g.get("stall", {}).items():
+                row["stall." + reason] = v[i]
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def load_sweep_intervals(directory):
+    """load_intervals of every run of a sweep (first repetition), with `workload` and
+    `variant` columns; empty when no run recorded intervals."""
+    plan_path = os.path.join(directory, "plan.json")
+    if not os.path.exists(plan_path):
+        return pd.DataFrame()
+    with open(plan_path) as f:
+        plan = json.load(f)
+    parts = []
+    for r in plan.get("runs", []):
+        if r.get("rep", 0):
+            continue
+        path = os.path.join(directory, "runs", r["id"], "stats.json")
+        if not os.path.exists(path):
+            continue
+        t = load_intervals(path)
+        if not t.empty:
+            parts.append(t.assign(workload=r["workload"], variant=r["variant"]))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
 def load_sweep(directory, collect=False):
     """A sweep's tidy CSV (DIR/results.csv; `simtlab sweep collect` writes it first when it is
     missing or `collect` is true)."""

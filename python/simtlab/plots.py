@@ -111,5 +111,54 @@ def energy(df):
     return _bars(g, "Energy", "joules")
 
 
+def intervals(iv, workload):
+    """Interval statistics of one workload over time (one line per variant): IPC, resident
+    warps per SM, L1D and L2 hit rates, DRAM requests per cycle and row-buffer hit rate, and
+    the issue-slot mix of the first variant. `iv` is simtlab.load_sweep_intervals(DIR)."""
+    d = iv[iv["workload"] == workload]
+    if d.empty:
+        return None
+    d = d.assign(
+        ipc=d["thread_insts"] / d["interval_cycles"],
+        resident_warps=d["resident_warp_cycles"] / d["sm_cycles"],
+        l1d_hit_rate=(d["l1d_hits"] / d["l1d_accesses"]).where(d["l1d_accesses"] > 0))
+    panels = [("ipc", "IPC (thread insts/cycle)"), ("resident_warps", "resident warps per SM"),
+              ("l1d_hit_rate", "L1D hit rate")]
+    if "l2_accesses" in d.columns:
+        d = d.assign(l2_hit_rate=(d["l2_hits"] / d["l2_accesses"]).where(d["l2_accesses"] > 0))
+        panels.append(("l2_hit_rate", "L2 hit rate"))
+    if "dram_requests" in d.columns:
+        d = d.assign(dram_per_cycle=d["dram_requests"] / d["interval_cycles"],
+                     dram_row_hit_rate=(d["dram_row_hits"] / d["dram_requests"])
+                     .where(d["dram_requests"] > 0))
+        panels += [("dram_per_cycle", "DRAM requests/cycle"),
+                   ("dram_row_hit_rate", "DRAM row-hit rate")]
+    fig, axes = plt.subplots(2, 4, figsize=(16.0, 6.5))
+    axes = axes.ravel()
+    for ax, (col, label) in zip(axes, panels):
+        for variant, g in d.groupby("variant", sort=False):
+            ax.plot(g["end_cycle"], g[col], label=str(variant), linewidth=1.0)
+        ax.set_ylabel(label, fontsize="small")
+        ax.set_xlabel("core cycle", fontsize="small")
+    axes[0].legend(fontsize="small")
+    first = d[d["variant"] == d["variant"].iloc[0]]
+    stalls = [c for c in d.columns if c.startswith("stall.")]
+    ax = axes[len(panels)]
+    if stalls:
+        frac = first[stalls].div(first[stalls].sum(axis=1), axis=0).fillna(0.0)
+        keep = [c for c in stalls if frac[c].max() > 0]
+        ax.stackplot(first["end_cycle"], *[frac[c] for c in keep],
+                     labels=[c[6:] for c in keep])
+        ax.set_ylabel(f"issue slots ({first['variant'].iloc[0]})", fontsize="small")
+        ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    for extra in axes[len(panels) + 1:]:
+        extra.axis("off")
+    axes[0].set_title(f"Interval statistics: {workload}")
+    fig.tight_layout()
+    cols = ["variant", "kernel", "end_cycle", "interval_cycles"] + [c for c, _ in panels]
+    fig.simtlab_table = d[cols].reset_index(drop=True)
+    return fig
+
+
 ALL = [("speedup", speedup), ("stalls", stall_breakdown), ("occupancy", occupancy),
        ("miss_rates", miss_rates), ("energy", energy)]

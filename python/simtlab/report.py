@@ -12,7 +12,7 @@ import os
 import sys
 
 from . import plots
-from .data import load_sweep
+from .data import load_sweep, load_sweep_intervals
 
 
 def _svg(fig):
@@ -101,6 +101,16 @@ def build(directory):
         parts.append(f"<h2>{html.escape(fig.axes[0].get_title())}</h2>")
         parts.append(f"<div class=fig id=fig-{key}>{_svg(fig)}</div>")
         parts.append(f"<details><summary>numbers</summary>{_table(table)}</details>")
+        figures += 1
+    # Interval statistics (runs made with --set stats.interval=N): one figure per workload.
+    iv = load_sweep_intervals(directory)
+    for i, workload in enumerate(iv["workload"].unique() if not iv.empty else []):
+        fig = plots.intervals(iv, workload)
+        if fig is None:
+            continue
+        parts.append(f"<h2>{html.escape(fig.axes[0].get_title())}</h2>")
+        parts.append(f"<div class=fig id=fig-intervals-{i}>{_svg(fig)}</div>")
+        parts.append(f"<details><summary>numbers</summary>{_table(fig.simtlab_table)}</details>")
         figures += 1
     parts.append("<h2>Every kernel row</h2><details><summary>table</summary>")
     keep = [c for c in df.columns if not c.startswith("stat:") and not c.startswith("host_")]

@@ -10,7 +10,8 @@ namespace simtlab::runtime {
 std::unique_ptr<func::Engine> make_timing_engine(const timing::GpuParams& params,
                                                  Session& session) {
   auto gpu = std::make_unique<timing::Gpu>(params);
-  gpu->enable_progress(session.options().progress);
+  gpu->enable_progress(session.options().progress, session.options().progress_tty,
+                       session.options().progress_interval);
   if (!session.options().trace_path.empty()) {
     uint64_t b = 0, e = ~uint64_t(0);
     if (const char* w = std::getenv("SIMTLAB_TRACE_WINDOW"); w && *w) {

@@ -197,6 +197,10 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     if (gpu_out) *gpu_out = gpu;
     e["occupancy"] = extra.value("occupancy", json::object());
     if (extra.contains("attribution")) e["attribution"] = std::move(extra["attribution"]);
+    if (gpu.contains("intervals")) {
+      e["intervals"] = std::move(gpu["intervals"]);
+      gpu.erase("intervals");
+    }
     e["stats"] = {{"gpu", std::move(gpu)}};
   }
   if (!e.contains("occupancy") && k.occupancy.is_object()) e["occupancy"] = k.occupancy;
@@ -433,12 +437,39 @@ std::string csv_row(const config::Config& cfg, const std::string& mode, size_t i
 }
 
 void write_trace(const std::string& path, const std::vector<json>& kernels) {
+  // A budgeted trace (trace.max_events) was sampled with a stride that may have grown after
+  // earlier kernels handed their events over: apply the final stride to every kernel's detail
+  // (warp-state and memory slices), and keep one "trace sampled" event, the last.
+  uint64_t stride = 1, window = 1;
+  json sampled;
+  for (const json& k : kernels)
+    if (k.contains("events"))
+      for (const json& e : k["events"])
+        if (e.value("cat", "") == "trace" && e.value("name", "") == "trace sampled") {
+          const uint64_t st = e["args"]["stride"].get<uint64_t>();
+          if (st >= stride) {
+            stride = st;
+            window = std::max<uint64_t>(1, e["args"]["sample_window"].get<uint64_t>());
+            if (sampled.is_null() || e["ts"].get<uint64_t>() < sampled["ts"].get<uint64_t>())
+              sampled = e;
+            else
+              sampled["args"] = e["args"];
+          }
+        }
+  auto keep = [&](const json& e) {
+    if (stride == 1) return true;
+    const std::string cat = e.value("cat", "");
+    if (cat == "trace") return false;
+    if (cat != "warp" && cat != "stall" && cat != "mem") return true;
+    return (e["ts"].get<uint64_t>() / window) % stride == 0;
+  };
   json events = json::array();
   uint64_t t = 0;
   for (const json& k : kernels) {
     const uint64_t cycles = k["cycles"].get<uint64_t>();
     if (k.contains("events")) {
-      for (const json& e : k["events"]) events.push_back(e);
+      for (const json& e : k["events"])
+        if (keep(e)) events.push_back(e);
     } else {
       events.push_back({{"name", k["name"]},
                         {"cat", "kernel"},
@@ -450,6 +481,7 @@ void write_trace(const std::string& path, const std::vector<json>& kernels) {
     }
     t += std::max<uint64_t>(1, cycles);
   }
+  if (!sampled.is_null()) events.push_back(sampled);
   json j = {{"traceEvents", events},
             {"displayTimeUnit", "ns"},
             {"otherData", {{"time_unit", "core cycles (1 us = 1 cycle)"}}}};

@@ -122,7 +122,10 @@ void Runtime::load_config() {
     so.trace_path = env("SIMTLAB_TRACE");
     so.stats_text = env("SIMTLAB_STATS_TEXT") == "1";
     so.quiet = env("SIMTLAB_QUIET") == "1";
-    so.progress = !so.quiet && env("SIMTLAB_PROGRESS") != "0" && isatty(2);
+    so.progress = !so.quiet && env("SIMTLAB_PROGRESS") != "0";
+    so.progress_tty = isatty(2);
+    if (const std::string pi = env("SIMTLAB_PROGRESS_INTERVAL"); !pi.empty())
+      so.progress_interval = std::atof(pi.c_str());
     session_ = std::make_unique<Session>(std::move(cfg), so);
     session_->set_mode(params_.sim.mode);
   } catch (const std::exception& e) {

@@ -66,7 +66,9 @@ struct SessionOptions {
   std::string trace_path;   // --trace FILE.json
   bool stats_text = false;  // --stats-text
   bool quiet = false;
-  bool progress = false;  // progress line on a terminal
+  bool progress = false;          // progress line (in place on a terminal, else periodic lines)
+  bool progress_tty = false;      // stderr is a terminal
+  double progress_interval = -1;  // seconds between progress lines (< 0: 0.5 on a tty, else 10)
 };
 
 class Session {

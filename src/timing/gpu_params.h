@@ -132,16 +132,59 @@ struct SimParams {
   }
 };
 
+/// Opt-in time series in the stats output (stats.interval) and the --trace size budget.
+struct StatsParams {
+  uint64_t interval = 0;
+  void describe(config::Describer& d) {
+    d.param("interval", interval, "cycles",
+            "Interval statistics (0 = off): every this many core cycles of a kernel, record "
+            "per-SM and chip-wide warp/thread instructions, resident warps, stall mix, L1/L2 "
+            "accesses and hits and DRAM requests and row hits as compact per-kernel arrays "
+            "(kernels[i].intervals, docs/outputs.md)",
+            "simtlab (issue #20); AerialVision-style time series")
+        .max(uint64_t(1) << 40);
+  }
+};
+
+struct TraceParams {
+  uint64_t max_events = 500000;
+  uint64_t sample_window = 2000;
+  uint64_t counter_interval = 500;
+  void describe(config::Describer& d) {
+    d.param("max_events", max_events, "events",
+            "--trace budget of warp-state and memory slices (0 = unlimited); once reached, "
+            "those slices are sampled by windows (docs/outputs.md, Trace)",
+            "assumption: ~45 MB of JSON (about 90 bytes per slice), which the Perfetto UI "
+            "opens quickly")
+        .max(uint64_t(1) << 40);
+    d.param("sample_window", sample_window, "cycles",
+            "--trace sampling window: when max_events is reached, warp-state and memory slices "
+            "are kept in one window of this many cycles out of every stride",
+            "assumption: long enough to see several DRAM round trips (~500 cycles), short "
+            "enough that a sampled 100K-cycle kernel still shows detail all along")
+        .range(1, uint64_t(1) << 40);
+    d.param("counter_interval", counter_interval, "cycles",
+            "--trace counter tracks (IPC, memory instructions in flight, DRAM requests) are "
+            "sampled every this many core cycles",
+            "assumption: ~2000 samples for a 1M-cycle run")
+        .range(1, uint64_t(1) << 40);
+  }
+};
+
 struct GpuParams {
   ChipParams gpu;
   SmParams sm;
   MemoryParams mem;
   SimParams sim;
+  StatsParams stats;
+  TraceParams trace;
   void describe(config::Describer& d) {
     d.group("gpu", gpu, "Chip-level organisation and clocks");
     d.group("sm", sm, "Streaming multiprocessor resources and pipeline");
     d.group("mem", mem, "Memory system below the SMs: interconnect, L2, DRAM");
     d.group("sim", sim, "Simulator behaviour");
+    d.group("stats", stats, "Interval statistics (time series in the stats output)");
+    d.group("trace", trace, "--trace timeline budget and counter sampling");
   }
 };
 

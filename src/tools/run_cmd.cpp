@@ -116,6 +116,7 @@ struct RunOptions {
   std::string mode;
   std::string stats, csv, trace, trace_window;
   bool stats_text = false, quiet = false, no_progress = false;
+  double progress_interval = -1;
   std::vector<std::string> command;
 };
 
@@ -179,7 +180,10 @@ void add_run_command(CLI::App& app) {
                   "Write a Chrome trace-event timeline (open in Perfetto / chrome://tracing)");
   run->add_option("--trace-window", o.trace_window, "Limit the trace to core cycles BEGIN:END");
   run->add_flag("--quiet,-q", o.quiet, "No summary or progress line on stderr");
-  run->add_flag("--no-progress", o.no_progress, "No progress line even on a terminal");
+  run->add_flag("--no-progress", o.no_progress, "No progress line (terminal or log)");
+  run->add_option("--progress-interval", o.progress_interval,
+                  "Seconds between progress lines (default: 0.5 on a terminal, where the line is "
+                  "rewritten in place; 10 otherwise, one plain line each time, for batch logs)");
   run->add_option("command", o.command, "-- PROGRAM [ARGS...]");
   run->footer(
       "Everything after -- is the program and its arguments; its stdin/stdout/stderr and exit code "
@@ -236,6 +240,8 @@ void add_run_command(CLI::App& app) {
     setenv("SIMTLAB_STATS_TEXT", o.stats_text ? "1" : "0", 1);
     setenv("SIMTLAB_QUIET", o.quiet ? "1" : "0", 1);
     setenv("SIMTLAB_PROGRESS", o.no_progress ? "0" : "1", 1);
+    if (o.progress_interval >= 0)
+      setenv("SIMTLAB_PROGRESS_INTERVAL", std::to_string(o.progress_interval).c_str(), 1);
     std::vector<char*> argv;
     for (auto& a : o.command) argv.push_back(a.data());
     argv.push_back(nullptr);

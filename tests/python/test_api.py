@@ -95,6 +95,42 @@ class Api(unittest.TestCase):
                 self.assertGreater(len(fig.axes[0].patches), 0, name)
                 self.assertFalse(fig.simtlab_table.empty, name)
 
+    def test_intervals_load_and_plot(self):
+        # A real run: the interval rows add up to the kernel's totals.
+        with tempfile.TemporaryDirectory() as d:
+            stats = os.path.join(d, "s.json")
+            df = simtlab.run(os.path.join(BIN, "vectoradd"), 50000, sets=["stats.interval=300"],
+                             stats=stats)
+            iv = simtlab.load_intervals(stats)
+        self.assertEqual(iv["warp_insts"].sum(), df["warp_insts"].sum())
+        self.assertEqual(iv["interval_cycles"].sum(), df["cycles"].sum())
+        self.assertEqual(iv["stall.issued"].sum(), df["stat:sm_total.stall.issued"].sum())
+        # A sweep directory with two variants of one workload: exact derived values.
+        with tempfile.TemporaryDirectory() as d:
+            runs = []
+            for variant, insts in (("base", [600, 300]), ("x", [900, 100])):
+                rid = f"w/{variant}"
+                runs.append({"id": rid, "workload": "w", "variant": variant, "rep": 0})
+                os.makedirs(os.path.join(d, "runs", rid))
+                k = {"name": "k", "index": 0, "start_cycle": 1000, "intervals": {
+                    "interval": 100, "end": [100, 150], "cycles": [100, 50],
+                    "gpu": {"cycles": [200, 100], "thread_insts": insts, "warp_insts": [1, 1],
+                            "resident_warp_cycles": [800, 200], "l1d_accesses": [10, 0],
+                            "l1d_hits": [5, 0], "stall": {"issued": [3, 1], "scoreboard": [1, 3]}}}}
+                with open(os.path.join(d, "runs", rid, "stats.json"), "w") as f:
+                    json.dump({"kernels": [k]}, f)
+            with open(os.path.join(d, "plan.json"), "w") as f:
+                json.dump({"runs": runs}, f)
+            iv = simtlab.load_sweep_intervals(d)
+            fig = simtlab.plots.intervals(iv, "w")
+        t = fig.simtlab_table
+        self.assertEqual(list(t["end_cycle"]), [1100, 1150, 1100, 1150])
+        self.assertEqual(list(t["ipc"]), [6.0, 6.0, 9.0, 2.0])
+        self.assertEqual(list(t["resident_warps"]), [4.0, 2.0, 4.0, 2.0])
+        self.assertEqual(t["l1d_hit_rate"].iloc[0], 0.5)
+        self.assertTrue(math.isnan(t["l1d_hit_rate"].iloc[1]))
+        self.assertEqual(fig.axes[0].get_title(), "Interval statistics: w")
+
     def test_pip_install_offline(self):
         with tempfile.TemporaryDirectory() as d:
             src = os.path.join(os.path.dirname(__file__), "..", "..", "python")

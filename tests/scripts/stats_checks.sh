@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
 # End-to-end checks of simtlab's outputs on one program:
 #   stats     the stats JSON passes check_stats.py
-#   trace     the trace passes check_trace.py against the stats of the same run
+#   trace     the trace passes check_trace.py against the stats of the same run (complete
+#             with trace.max_events=0; with a budget of 3000 slices and windows of 50 cycles
+#             it is sampled and keeps at most 3000 warp-state and memory slices)
+#   tracesize (examples/sgemm) the default trace of the SGEMM example passes check_trace.py and
+#             stays under 1,200 bytes per simulated cycle (docs/outputs.md: 1,110 measured)
+#   intervals stats.interval=500: every interval series adds up to its kernel total and the
+#             kernels' stats are those of the run without intervals (check_intervals.py)
+#   progress  (prog_multi_kernel) with stderr not a terminal and --progress-interval 0, plain
+#             progress lines (no carriage return) name the kernels demangled and show an ETA
+#             once CTAs finish; --no-progress and --quiet print none
 #   determinism  two identical runs give byte-identical stats JSON once the "host" section
 #             (wall-clock measurements) is removed
 #   skip      skipping idle SM cycles changes nothing but speed
@@ -24,7 +33,30 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 run() { "$simtlab" run --quiet "$@" -- "$prog" > "$tmp/out.txt"; }
 case "$check" in
   stats) run --stats "$tmp/s.json"; python3 "$here/check_stats.py" "$tmp/s.json" ;;
-  trace) run --stats "$tmp/s.json" --trace "$tmp/t.json"; python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json" ;;
+  trace)
+    run --stats "$tmp/s.json" --trace "$tmp/t.json" --set trace.max_events=0
+    python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json"
+    run --stats "$tmp/s.json" --trace "$tmp/t.json" --set trace.max_events=3000 --set trace.sample_window=50
+    python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json"
+    python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["traceEvents"]
+d=sum(1 for x in e if x.get("cat") in ("warp","stall","mem"))
+s=[x for x in e if x["name"]=="trace sampled"]
+assert s and d <= 3000, (d, len(s)); print("trace budget OK:", d, "detail slices, stride", s[-1]["args"]["stride"])' "$tmp/t.json" ;;
+  progress)
+    "$simtlab" run --progress-interval 0 -- "$prog" > /dev/null 2> "$tmp/err.txt"
+    grep -q '^\[simtlab\] saxpy(float, float const\*, float\*, int): cycle [0-9]*, .*CTAs [0-9]*/16' "$tmp/err.txt"
+    grep -q 'ETA [0-9]' "$tmp/err.txt"
+    ! grep -q $'\r' "$tmp/err.txt"
+    "$simtlab" run --progress-interval 0 --no-progress -- "$prog" > /dev/null 2> "$tmp/none.txt"
+    "$simtlab" run --progress-interval 0 -q -- "$prog" > /dev/null 2>> "$tmp/none.txt"
+    ! grep -q '^\[simtlab\]' "$tmp/none.txt"
+    echo "progress OK: $(grep -c '^\[simtlab\]' "$tmp/err.txt") plain lines" ;;
+  tracesize)
+    run --stats "$tmp/s.json" --trace "$tmp/t.json"
+    python3 "$here/check_trace.py" "$tmp/t.json" "$tmp/s.json" --max-bytes-per-cycle 1200 --perfetto ;;
+  intervals)
+    run --stats "$tmp/s.json" --set stats.interval=500; run --stats "$tmp/off.json"
+    python3 "$here/check_intervals.py" "$tmp/s.json" "$tmp/off.json" ;;
   determinism)
     run --stats "$tmp/a.json"; run --stats "$tmp/b.json"
     strip='import json,sys; j=json.load(open(sys.argv[1])); j.pop("host"); print(json.dumps(j, sort_keys=True))'

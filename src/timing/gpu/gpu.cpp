@@ -1,7 +1,10 @@
 #include "timing/gpu/gpu.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -62,6 +65,17 @@ class Dispatcher : public sim::Component {
   std::function<bool(uint64_t)> f_;  // returns whether CTAs remain to be dispatched
 };
 
+/// Wakes the core domain at interval boundaries (stats.interval), so the SMs' idle skipping
+/// never jumps over one. Does nothing else.
+class Alarm : public sim::Component {
+ public:
+  Alarm() : sim::Component("interval_alarm") {}
+  bool tick() override {
+    sleep();
+    return false;
+  }
+};
+
 }  // namespace
 
 Gpu::Gpu(const GpuParams& p)
@@ -83,6 +97,10 @@ Gpu::Gpu(const GpuParams& p)
   }
   dispatcher_ = std::make_unique<Dispatcher>([this](uint64_t now) { return dispatch(now); });
   sim_.add(*dispatcher_, *core_);
+  if (p_.stats.interval) {
+    alarm_ = std::make_unique<Alarm>();
+    sim_.add(*alarm_, *core_);
+  }
 }
 
 Gpu::~Gpu() = default;
@@ -102,8 +120,72 @@ uint64_t Gpu::code_base(const func::Program& k) {
 }
 
 void Gpu::enable_trace(uint64_t b, uint64_t e) {
-  trace_ = std::make_unique<TraceSink>(b, e);
+  TraceSink::Options o;
+  o.begin = b;
+  o.end = e;
+  o.max_events = p_.trace.max_events;
+  o.sample_window = p_.trace.sample_window;
+  o.num_sms = p_.gpu.num_sms;
+  o.num_warps = p_.sm.num_warps;
+  o.max_ctas = p_.sm.max_ctas;
+  trace_ = std::make_unique<TraceSink>(o);
   for (auto& s : sms_) s->set_trace(trace_.get());
+  // DRAM request counters of every channel, for the DRAM counter track.
+  std::function<void(const stats::Group&)> find = [&](const stats::Group& g) {
+    if (g.name().rfind("dram[", 0) == 0)
+      if (const stats::Stat* st = g.find_stat("requests"))
+        if (const auto* c = std::get_if<const stats::Counter*>(&st->what))
+          dram_requests_.push_back(*c);
+    for (const stats::Group* c : g.children()) find(*c);
+  };
+  find(root_);
+}
+
+void Gpu::sample_counters(uint64_t now) {
+  if (now < counter_next_) return;
+  const uint64_t dt = std::max<uint64_t>(now - counter_last_, 1);
+  counter_prev_.resize(sms_.size(), 0);
+  uint64_t wi = 0, inflight = 0, dram = 0;
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    const uint64_t w = sms_[i]->warp_insts();
+    const size_t f = sms_[i]->ldst().in_flight();
+    // Rates hold over [counter_last_, now): a counter sample lasts until the next one.
+    trace_->counter(uint32_t(1 + i), "IPC", "warp insts/cycle", counter_last_,
+                    double(w - counter_prev_[i]) / double(dt));
+    trace_->counter(uint32_t(1 + i), "memory instructions in flight", "count", now, double(f));
+    wi += w - counter_prev_[i];
+    inflight += f;
+    counter_prev_[i] = w;
+  }
+  for (const stats::Counter* c : dram_requests_) dram += c->value;
+  trace_->counter(0, "IPC", "warp insts/cycle", counter_last_, double(wi) / double(dt));
+  trace_->counter(0, "memory instructions in flight", "count", now, double(inflight));
+  trace_->counter(0, "DRAM requests", "per core cycle", counter_last_,
+                  double(dram - dram_prev_) / double(dt));
+  dram_prev_ = dram;
+  counter_last_ = now;
+  counter_next_ = now + p_.trace.counter_interval;
+}
+
+void Gpu::arm_interval_alarm(uint64_t now) {
+  uint64_t next = UINT64_MAX;
+  for (const auto& r : running_)
+    if (r->intervals) next = std::min(next, r->intervals->next());
+  if (next == UINT64_MAX) return;
+  // After the step that ticks core cycle next-1, core_->cycle() == next.
+  alarm_->wake_at(core_->time_after(next > now ? next - now : 0));
+}
+
+void Gpu::sample_intervals(uint64_t now) {
+  bool due = false;
+  for (const auto& r : running_) due |= r->intervals && now >= r->intervals->next();
+  if (!due) return;
+  for (auto& s : sms_) s->sync_skipped(now);
+  mem_->update_stats();
+  const stats::Snapshot snap = stats::snapshot(root_);
+  for (auto& r : running_)
+    if (r->intervals && now >= r->intervals->next()) r->intervals->sample(snap, now);
+  arm_interval_alarm(now);
 }
 
 bool Gpu::dispatch(uint64_t now) {
@@ -169,8 +251,13 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   for (auto& s : sms_) s->begin_kernel(&dev.memory());
   mem_->update_stats();
   r->before = stats::snapshot(root_);
+  if (p_.stats.interval) {
+    r->intervals = std::make_unique<IntervalRecorder>(p_.stats.interval, p_.gpu.num_sms);
+    r->intervals->begin(r->before, now);
+  }
   op.start_cycle = now;
   running_.push_back(std::move(r));
+  if (alarm_) arm_interval_alarm(now);
   livelock_.reset();  // the set of running warps changes
   dispatcher_->wake();
 }
@@ -195,7 +282,12 @@ void Gpu::fill_result(Running& r, uint64_t now) {
   res.warp_insts = r.ctx.warp_insts;
   res.thread_insts = r.ctx.thread_insts;
   mem_->update_stats();
-  nlohmann::json j = stats::to_json(root_, stats::delta(stats::snapshot(root_), r.before));
+  stats::Snapshot snap = stats::snapshot(root_);
+  nlohmann::json j = stats::to_json(root_, stats::delta(snap, r.before));
+  if (r.intervals) {
+    r.intervals->sample(snap, now);
+    j["intervals"] = r.intervals->to_json();
+  }
   j["start_cycle"] = r.start;
   j["end_cycle"] = now;
   j["occupancy"] = {{"regs_per_thread", r.regs},
@@ -278,25 +370,37 @@ std::string Gpu::warp_dump() const {
   return dump;
 }
 
-void Gpu::print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start) {
+void Gpu::print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start,
+                         bool tty) {
   uint64_t wi = 0, done = 0, total = 0;
   std::string name;
   for (const auto& r : running_) {
     wi += r->ctx.warp_insts;
     done += r->ctx.ctas_done;
     total += r->total;
-    if (name.empty()) name = r->ctx.launch->prog->name;
+    if (name.empty()) name = demangle(r->ctx.launch->prog->name);
   }
+  // Keep the line to one terminal row: long template names are cut.
+  if (name.size() > 60) name = name.substr(0, 57) + "...";
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  std::fprintf(
-      stderr,
-      "\r\033[K[simtlab] %s%s: cycle %llu, %llu warp-insts, %.0fK warp-inst/s, CTAs %llu/%llu",
-      name.c_str(),
-      running_.size() > 1 ? fmt::format(" (+{} more)", running_.size() - 1).c_str() : "",
-      (unsigned long long)(core_->cycle() - start), (unsigned long long)wi,
-      secs > 0 ? double(wi) / secs / 1e3 : 0.0, (unsigned long long)done,
-      (unsigned long long)total);
+  // ETA from the CTAs finished so far (the total work a launch knows up front).
+  std::string eta;
+  if (done > 0 && done < total && secs > 0) {
+    const double left = secs * double(total - done) / double(done);
+    eta = left >= 3600 ? fmt::format(", ETA {:.1f} h", left / 3600)
+          : left >= 60 ? fmt::format(", ETA {:.1f} min", left / 60)
+                       : fmt::format(", ETA {:.0f} s", left);
+  }
+  const std::string line = fmt::format(
+      "[simtlab] {}{}: cycle {}, {} warp-insts, {:.0f}K warp-inst/s, CTAs {}/{}{}", name,
+      running_.size() > 1 ? fmt::format(" (+{} more)", running_.size() - 1) : "",
+      core_->cycle() - start, wi, secs > 0 ? double(wi) / secs / 1e3 : 0.0, done, total, eta);
+  // On a terminal the line is rewritten in place; in a log, one plain line each time.
+  if (tty)
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  else
+    std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 void Gpu::run_streams(func::Device& dev, std::vector<func::StreamOp>& ops) {
@@ -348,6 +452,15 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
     }
   };
   const auto wall0 = std::chrono::steady_clock::now();
+  if (trace_) {
+    // Counter rates cover simulated time of this batch only.
+    counter_last_ = start;
+    counter_next_ = start + p_.trace.counter_interval;
+    counter_prev_.clear();
+    for (const auto& sm : sms_) counter_prev_.push_back(sm->warp_insts());
+    dram_prev_ = 0;
+    for (const stats::Counter* c : dram_requests_) dram_prev_ += c->value;
+  }
   auto last_print = wall0;
   bool printed = false;
   uint64_t last_check = start, last_livelock = start;
@@ -367,6 +480,7 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
       throw GuestDeadlock(deadlock_report(core_->cycle(), core_->cycle() - last));
     }
     const uint64_t now = core_->cycle();
+    if (trace_) sample_counters(now);
     bool finished = false;
     for (size_t i = 0; i < running_.size();) {
       Running& r = *running_[i];
@@ -379,6 +493,7 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
       }
     }
     if (finished) start_ready();
+    if (alarm_) sample_intervals(now);
     if (now - last_check >= 1024) {
       last_check = now;
       uint64_t last = 0;
@@ -400,15 +515,15 @@ void Gpu::run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops) 
       }
       if (progress_) {
         const auto t = std::chrono::steady_clock::now();
-        if (t - last_print > std::chrono::milliseconds(500)) {
+        if (t - last_print >= std::chrono::milliseconds(progress_ms_)) {
           last_print = t;
-          print_progress(wall0, start);
+          print_progress(wall0, start, progress_tty_);
           printed = true;
         }
       }
     }
   }
-  if (printed) std::fprintf(stderr, "\r\033[K");
+  if (printed && progress_tty_) std::fprintf(stderr, "\r\033[K");
 }
 
 func::LaunchResult Gpu::run(func::Device& dev, func::LaunchState& L) {

@@ -22,6 +22,7 @@
 #include "sim/sim.h"
 #include "stats/group.h"
 #include "stats/snapshot.h"
+#include "timing/gpu/intervals.h"
 #include "timing/gpu_params.h"
 #include "timing/sm/mem_port.h"
 #include "timing/sm/sm.h"
@@ -50,8 +51,14 @@ class Gpu : public func::Engine {
   void copy_engine_write(Addr a, uint64_t n) override;
 
   void enable_trace(uint64_t window_begin, uint64_t window_end);
-  /// Print a progress line on stderr (kernel, cycles, instructions, rate, CTAs) while running.
-  void enable_progress(bool on) { progress_ = on; }
+  /// Print a progress line on stderr (kernel, cycles, instructions, rate, CTAs, ETA) while
+  /// running: rewritten in place twice a second on a terminal (`tty`), else a plain line every
+  /// 10 s (batch logs).
+  void enable_progress(bool on, bool tty = true, double interval_s = -1) {
+    progress_ = on;
+    progress_tty_ = tty;
+    progress_ms_ = interval_s >= 0 ? uint64_t(interval_s * 1000) : tty ? 500 : 10000;
+  }
   stats::Group& stats() { return root_; }
   uint64_t cycle() const { return core_->cycle(); }
   Sm& sm(uint32_t i) { return *sms_[i]; }
@@ -68,6 +75,7 @@ class Gpu : public func::Engine {
     uint64_t start = 0;
     stats::Snapshot before;
     std::unique_ptr<PcStats> pcs;  // sim.per_pc_stats
+    std::unique_ptr<IntervalRecorder> intervals;  // stats.interval > 0
   };
 
   void run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops);
@@ -82,7 +90,13 @@ class Gpu : public func::Engine {
   bool dispatch(uint64_t now);
   std::string deadlock_report(uint64_t now, uint64_t quiet) const;
   std::string warp_dump() const;
-  void print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start);
+  void print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start, bool tty);
+  /// Interval statistics: close the intervals of running kernels that reached a boundary, and
+  /// wake the alarm at the next one (the SMs may sleep across it).
+  void sample_intervals(uint64_t now);
+  void arm_interval_alarm(uint64_t now);
+  /// Trace counter tracks, sampled every trace.counter_interval cycles.
+  void sample_counters(uint64_t now);
   /// Instruction address of `k`'s first instruction: assigned at the function's first launch,
   /// the same for every later launch (see code_).
   uint64_t code_base(const func::Program& k);
@@ -102,6 +116,11 @@ class Gpu : public func::Engine {
   std::vector<std::unique_ptr<Running>> running_;
   std::unique_ptr<sim::Component> dispatcher_;
   std::unique_ptr<TraceSink> trace_;
+  std::unique_ptr<sim::Component> alarm_;  // stats.interval > 0 only
+  uint64_t counter_last_ = 0, counter_next_ = 0;
+  std::vector<uint64_t> counter_prev_;                // per SM warp insts at counter_last_
+  std::vector<const stats::Counter*> dram_requests_;  // per channel (trace counters)
+  uint64_t dram_prev_ = 0;
   /// Where each loaded function's code lives in the instruction address space. Functions get
   /// non-overlapping ranges of code.size() x sm.ifetch_bytes bytes, each aligned to
   /// kCodeAlign. An entry whose Program was freed (module unloaded) and whose address now
@@ -118,7 +137,8 @@ class Gpu : public func::Engine {
   func::LaunchResult failed_;
   bool has_failed_ = false;
   uint32_t rr_ = 0;
-  bool progress_ = false;
+  bool progress_ = false, progress_tty_ = true;
+  uint64_t progress_ms_ = 500;
 };
 
 }  // namespace simtlab::timing

@@ -49,6 +49,8 @@ class LdstUnit {
   bool tick(uint64_t now);
   /// Nothing queued or in flight.
   bool idle() const;
+  /// Memory instructions accepted and not yet completed (trace counter).
+  size_t in_flight() const { return live_.size(); }
   /// Earliest cycle > now at which the unit can do something without an outside event (a
   /// memory response wakes the SM separately); UINT64_MAX if none.
   uint64_t next_event(uint64_t now) const;

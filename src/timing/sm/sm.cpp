@@ -172,6 +172,8 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
   used_shared_ += n.shared;
   ++resident_ctas_;
   ++ctas_launched_;
+  // Before the warps: a CTA whose warps have all exited already ends in the loop below.
+  if (trace_) trace_->cta_begin(id_, linear_id, now);
   const uint32_t nregs = k->launch->prog->max_regs, npreds = k->launch->prog->max_preds;
   uint32_t wi = 0;
   for (WarpSlot& w : warps_) {
@@ -206,7 +208,6 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     }
     scheds_[w.sched]->add(&w);
   }
-  if (trace_) trace_->cta_begin(id_, linear_id, now);
   wake();
 }
 
@@ -230,6 +231,37 @@ void Sm::retire_warp(WarpSlot& w) {
     ++c.k->ctas_done;
     c.active = false;
     if (trace_) trace_->cta_end(id_, c.cta->linear_id, cycle());
+  }
+  if (trace_) trace_->warp_state(id_, w.slot, cycle(), TraceSink::kNone);
+}
+
+Stall Sm::peek_stall(const WarpSlot& w, uint64_t now) const {
+  // The checks of try_issue, in its order, without its side effects.
+  if (!w.active || w.func_done) return Stall::idle;
+  const func::Warp& fw = *w.fw;
+  if (fw.at_barrier || w.was_at_barrier || now < w.ready_at) return Stall::barrier;
+  if (w.ibuf == 0 || now < w.ibuf_ready) return w.redirect ? Stall::control : Stall::fetch;
+  const func::DInst& d = w.cta->k->launch->prog->code[fw.pc()];
+  if (hazard(w, d)) return Stall::scoreboard;
+  if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+  const UnitKind uk = unit_for(d.exec);
+  if (waiting_dispatch_[size_t(uk)] >= std::max<uint32_t>(1, units_of_kind_[size_t(uk)]))
+    return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
+  return Stall::issued;
+}
+
+void Sm::trace_warps(uint64_t now) {
+  for (const WarpSlot& w : warps_) {
+    uint8_t st = TraceSink::kNone;
+    if (w.active) {
+      if (trace_->last_issue(id_, w.slot) == now) {
+        st = TraceSink::kIssue;
+      } else {
+        const Stall r = peek_stall(w, now);
+        st = r == Stall::issued ? TraceSink::kNotSelected : uint8_t(r);
+      }
+    }
+    trace_->warp_state(id_, w.slot, now, st);
   }
 }
 
@@ -274,6 +306,7 @@ bool Sm::tick() {
   dispatch(now);
   issue(now);
   fetch(now);
+  if (trace_) trace_warps(now);
   ++cycles_;
   if (resident_ctas_) {
     ++active_cycles_;

@@ -111,6 +111,14 @@ class Sm : public sim::Component {
   uint64_t warp_insts() const { return warp_insts_.value; }
   uint64_t thread_insts() const { return thread_insts_.value; }
   LdstUnit& ldst() { return *ldst_; }
+  /// Interval statistics: account the cycles skipped while sleeping up to `now` (exclusive)
+  /// now, so a snapshot at `now` sees them (the next tick accounts only the rest).
+  void sync_skipped(uint64_t now) {
+    if (waiting_sleep_ && now > last_tick_ + 1) {
+      account_skipped(now - last_tick_ - 1);
+      last_tick_ = now - 1;
+    }
+  }
 
  private:
   struct Writeback {
@@ -153,6 +161,10 @@ class Sm : public sim::Component {
   void charge_pc_slots(const PcSlot& ps, uint64_t k);
   uint64_t next_event(uint64_t now) const;
   void account_skipped(uint64_t cycles);
+  /// Tracing only: what keeps warp `w` from issuing now (no side effects; Stall::issued when
+  /// nothing does, i.e. it was not selected), and the per-cycle warp states for the trace.
+  Stall peek_stall(const WarpSlot& w, uint64_t now) const;
+  void trace_warps(uint64_t now);
 
   uint32_t id_;
   SmParams p_;
