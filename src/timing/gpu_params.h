@@ -135,6 +135,10 @@ struct GpuParams {
     d.group("sm", sm, "Streaming multiprocessor resources and pipeline");
     d.group("mem", mem, "Memory system below the SMs: interconnect, L2, DRAM");
     d.group("sim", sim, "Simulator behaviour");
+    // Research mechanisms attached to every SM (src/ext/; off by default).
+    d.group("ccws", sm.ccws, "Cache-conscious wavefront scheduling (src/ext/ccws)");
+    d.group("swl", sm.swl, "Static warp limiting, the CCWS baseline (src/ext/ccws)");
+    d.group("dyncta", sm.dyncta, "DYNCTA dynamic CTA limit (src/ext/dyncta)");
   }
 };
 

@@ -36,6 +36,7 @@
 #include "timing/sm/ldst.h"
 #include "timing/sm/scheduler.h"
 #include "timing/sm/sm_params.h"
+#include "timing/sm/sm_policy.h"
 #include "timing/sm/stall.h"
 #include "timing/sm/warp_slot.h"
 
@@ -183,6 +184,13 @@ class Sm : public sim::Component {
   func::WarpInstRecord rec_;
   TraceSink* trace_ = nullptr;
   std::vector<std::pair<uint64_t, uint32_t>>* issue_log_ = nullptr;
+  // Research mechanisms (sm_policy.h, src/ext/): empty when all are off.
+  std::vector<std::unique_ptr<SmPolicy>> policies_;
+  bool policies_allow(const WarpSlot& w, const func::DInst& d) const {
+    for (const auto& p : policies_)
+      if (!p->may_issue(w, d)) return false;
+    return true;
+  }
 
   stats::Group g_;
   stats::Counter& cycles_;
