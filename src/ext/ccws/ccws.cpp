@@ -163,8 +163,8 @@ SwlPolicy::SwlPolicy(const SwlParams& p, uint32_t num_warps, stats::Group& sm)
     : limit_(p.warps),
       allowed_(num_warps, 0),
       g_(sm.child("swl")),
-      limited_cycles_(g_.counter("limited_cycles", "cycles",
-                                 "Cycles with more runnable warps than the limit")),
+      limited_cycles_(
+          g_.counter("limited_cycles", "cycles", "Cycles with more runnable warps than the limit")),
       limited_warp_cycles_(g_.counter("limited_warp_cycles", "warp-cycles",
                                       "Sum over cycles of runnable warps beyond the limit")) {}
 

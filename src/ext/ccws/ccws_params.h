@@ -45,8 +45,7 @@ struct CcwsParams {
             "assumption: one detection pushes about one base-score warp past the cutoff "
             "(the paper scales its increment with a constant K_THROTTLE)")
         .range(0, 1u << 20);
-    d.param("decay", decay, "points/cycle",
-            "Points a score above base_score loses per cycle",
+    d.param("decay", decay, "points/cycle", "Points a score above base_score loses per cycle",
             "assumption: 1 point/cycle, so one detection throttles for kthrottle cycles, about "
             "one L2 round trip (the paper decays scores over time)")
         .range(0, 1u << 20);

@@ -27,9 +27,9 @@ enum class Stall : uint8_t {
 };
 
 inline std::vector<std::string> stall_labels(bool with_throttled = false) {
-  std::vector<std::string> v = {"issued",  "mem_pipeline", "collector_full",
-                                "unit_busy", "scoreboard", "barrier",
-                                "control", "fetch",        "idle"};
+  std::vector<std::string> v = {"issued",    "mem_pipeline", "collector_full",
+                                "unit_busy", "scoreboard",   "barrier",
+                                "control",   "fetch",        "idle"};
   if (with_throttled) v.push_back("throttled");
   return v;
 }
