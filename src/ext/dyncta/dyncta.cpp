@@ -46,6 +46,7 @@ DynctaPolicy::DynctaPolicy(const DynctaParams& p, uint32_t num_warps, uint32_t m
                            stats::Group& sm)
     : p_(p),
       ctl_(p),
+      wait_metric_(p.c_mem == "wait"),
       loads_(num_warps, 0),
       paused_(num_warps, 0),
       g_(sm.child("dyncta")),
@@ -113,7 +114,7 @@ void DynctaPolicy::on_mem_done(const WarpSlot& w, const func::DInst& d) {
   if (is_l1d_load(d) && loads_[w.slot]) --loads_[w.slot];
 }
 
-void DynctaPolicy::end_issue(uint64_t now, bool issued) {
+void DynctaPolicy::end_issue(uint64_t now, bool issued, const std::vector<Stall>& reasons) {
   if (!started_ || now < period_start_) {
     started_ = true;
     period_start_ = now;
@@ -125,7 +126,10 @@ void DynctaPolicy::end_issue(uint64_t now, bool issued) {
       ++runnable;
       if (loads_[w.slot]) ++waiting;
     }
-    if (runnable && waiting == runnable) {
+    const bool mem = wait_metric_ ? (runnable && waiting == runnable)
+                                  : std::find(reasons.begin(), reasons.end(),
+                                              Stall::mem_pipeline) != reasons.end();
+    if (mem) {
       ++c_mem_;
       ++mem_cycles_;
     } else if (!waiting) {

@@ -45,7 +45,7 @@ class DynctaPolicy final : public SmPolicy {
   bool may_issue(const WarpSlot& w, const func::DInst& d) const override;
   void on_issue(const WarpSlot& w, const func::DInst& d) override;
   void on_mem_done(const WarpSlot& w, const func::DInst& d) override;
-  void end_issue(uint64_t now, bool issued) override;
+  void end_issue(uint64_t now, bool issued, const std::vector<Stall>& reasons) override;
   uint32_t cta_limit(uint32_t max_ctas) override;
   void begin_kernel() override { restart_ = true; }
 
@@ -57,6 +57,7 @@ class DynctaPolicy final : public SmPolicy {
   DynctaParams p_;
   DynctaController ctl_;
   bool restart_ = true;
+  bool wait_metric_ = false;  // dyncta.c_mem == "wait"
   std::vector<uint16_t> loads_;  // L1D loads in flight per warp slot
   std::vector<uint8_t> paused_;
   const std::vector<WarpSlot>* warps_ = nullptr;

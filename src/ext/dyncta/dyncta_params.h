@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "config/describer.h"
@@ -16,6 +17,7 @@ struct DynctaParams {
   uint32_t t_idle = 16;
   uint32_t t_mem_low = 128;
   uint32_t t_mem_high = 384;
+  std::string c_mem = "stall";
 
   void describe(config::Describer& d) {
     const char* src =
@@ -36,6 +38,14 @@ struct DynctaParams {
     d.param("t_mem_high", t_mem_high, "cycles",
             "C_mem at or above this lowers the limit (memory contention)", src)
         .range(0, 1u << 30);
+    d.param("c_mem", c_mem, "",
+            "What a memory-delay cycle (C_mem) is, counted in cycles no scheduler issued: "
+            "stall = a scheduler's next ready instruction was a memory op the full LD/ST unit "
+            "refused (back-pressure from the memory system); wait = every runnable warp had an "
+            "L1D load outstanding (latency, not necessarily contention)",
+            "our reading of Kayiran et al. 2013 (C_mem: cycles the core stalls on the memory "
+            "pipeline); `wait` is the alternative reading, kept for comparison")
+        .one_of({"stall", "wait"});
   }
   std::vector<config::Issue> validate() const {
     std::vector<config::Issue> r;

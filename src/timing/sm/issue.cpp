@@ -164,7 +164,7 @@ void Sm::issue(uint64_t now) {
       any_issued = true;
     }
   }
-  for (auto& q : policies_) q->end_issue(now, any_issued);
+  for (auto& q : policies_) q->end_issue(now, any_issued, last_reasons_);
 }
 
 }  // namespace simtlab::timing

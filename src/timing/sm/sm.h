@@ -12,7 +12,8 @@
 //   fetch      one warp per cycle refills its instruction buffer from the I-cache
 // Timing never computes values: the functional executor does at issue.
 // Files: sm.cpp (resources, CTAs, the tick), fetch.cpp, issue.cpp (scoreboard + schedulers),
-// opcoll.cpp (operand collector + dispatch), writeback.cpp, ldst.cpp (LD/ST unit), sched_*.cpp.
+// opcoll.cpp (operand collector + dispatch), writeback.cpp, ldst.cpp (LD/ST unit), sched_*.cpp;
+// sm_policy.h: hook points for research mechanisms (src/ext/), empty when they are off.
 //
 // Contract of the latencies (sm.<class>.latency): an instruction issued at t reads its
 // operands at t+1, is dispatched at t+1 and writes back at t + latency, so a dependent

@@ -9,7 +9,7 @@
 //                  pipeline check; false charges the slot to Stall::throttled
 //   on_issue       an instruction issued (after functional execution)
 //   on_mem_done    a memory instruction completed in the LD/ST unit
-//   end_issue      end of the issue stage: whether any scheduler issued
+//   end_issue      end of the issue stage: whether any scheduler issued, each one's reason
 //   cta_limit      CTA allocation: the most CTAs the SM may hold for a kernel whose occupancy
 //                  limit is `max_ctas` (Sm::fits)
 //   begin_kernel   a kernel launch starts on the GPU
@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <vector>
+
+#include "timing/sm/stall.h"
 
 namespace simtlab::func {
 struct DInst;
@@ -46,9 +48,10 @@ class SmPolicy {
     (void)w;
     (void)d;
   }
-  virtual void end_issue(uint64_t now, bool issued) {
+  virtual void end_issue(uint64_t now, bool issued, const std::vector<Stall>& reasons) {
     (void)now;
     (void)issued;
+    (void)reasons;
   }
   virtual uint32_t cta_limit(uint32_t max_ctas) { return max_ctas; }
   virtual void begin_kernel() {}

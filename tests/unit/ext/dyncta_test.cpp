@@ -72,9 +72,11 @@ TEST(DynctaPolicy, CountsIdleAndMemoryCyclesPerPeriodAndMovesTheLimit) {
   p.t_idle = 3;
   p.t_mem_low = 1;
   p.t_mem_high = 3;
+  p.c_mem = "wait";
   stats::Group root("");
   DynctaPolicy d(p, 2, 8, root);
   EXPECT_EQ(d.cta_limit(8), 4u);
+  const std::vector<Stall> sb = {Stall::scoreboard, Stall::scoreboard};
   std::vector<WarpSlot> w(2);
   for (uint32_t i = 0; i < 2; ++i) {
     w[i].slot = i;
@@ -89,7 +91,7 @@ TEST(DynctaPolicy, CountsIdleAndMemoryCyclesPerPeriodAndMovesTheLimit) {
   // cycle issues (counts nowhere).
   for (uint64_t t = 0; t < 4; ++t) {
     d.begin_issue(t, w);
-    d.end_issue(t, t == 2);
+    d.end_issue(t, t == 2, sb);
   }
   EXPECT_EQ(root.find_child("dyncta") != nullptr, true);
   EXPECT_EQ(d.controller().limit(), 3u);  // C_mem 3 >= t_mem_high: down
@@ -97,16 +99,48 @@ TEST(DynctaPolicy, CountsIdleAndMemoryCyclesPerPeriodAndMovesTheLimit) {
   d.on_mem_done(w[1], in.ld);
   for (uint64_t t = 4; t < 8; ++t) {
     d.begin_issue(t, w);
-    d.end_issue(t, false);
+    d.end_issue(t, false, sb);
   }
   EXPECT_EQ(d.controller().limit(), 4u);  // C_idle 0, C_mem 0 < t_mem_low: up
   // Period 3: no loads outstanding, nothing issues -> C_idle = 4 >= t_idle: up.
   d.on_mem_done(w[0], in.ld);
   for (uint64_t t = 8; t < 12; ++t) {
     d.begin_issue(t, w);
-    d.end_issue(t, false);
+    d.end_issue(t, false, sb);
   }
   EXPECT_EQ(d.controller().limit(), 5u);
+}
+
+TEST(DynctaPolicy, DefaultMetricCountsMemoryPipelineBackPressure) {
+  DynctaParams p = params();  // c_mem = stall
+  p.period = 4;
+  p.t_idle = 3;
+  p.t_mem_low = 1;
+  p.t_mem_high = 3;
+  stats::Group root("");
+  DynctaPolicy d(p, 2, 8, root);
+  ASSERT_EQ(d.cta_limit(8), 4u);
+  std::vector<WarpSlot> w(2);
+  for (uint32_t i = 0; i < 2; ++i) {
+    w[i].slot = i;
+    w[i].active = true;
+  }
+  // Three cycles a scheduler's memory instruction is refused by the full LD/ST unit (no load
+  // outstanding needed), one cycle with nothing at all: C_mem 3, C_idle 1 -> down.
+  for (uint64_t t = 0; t < 3; ++t) {
+    d.begin_issue(t, w);
+    d.end_issue(t, false, {Stall::mem_pipeline, Stall::scoreboard});
+  }
+  EXPECT_EQ(d.c_mem(), 3u);
+  d.begin_issue(3, w);
+  d.end_issue(3, false, {Stall::idle, Stall::idle});
+  EXPECT_EQ(d.controller().limit(), 3u);
+  // Next period: the same refusals but on a cycle that issued count nowhere: C_mem 0 -> up.
+  for (uint64_t t = 4; t < 8; ++t) {
+    d.begin_issue(t, w);
+    d.end_issue(t, true, {Stall::issued, Stall::mem_pipeline});
+  }
+  EXPECT_EQ(d.controller().limit(), 4u);
 }
 
 TEST(DynctaPolicy, PausesNewestCtasAboveTheLimit) {
