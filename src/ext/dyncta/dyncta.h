@@ -57,7 +57,7 @@ class DynctaPolicy final : public SmPolicy {
   DynctaParams p_;
   DynctaController ctl_;
   bool restart_ = true;
-  bool wait_metric_ = false;  // dyncta.c_mem == "wait"
+  bool wait_metric_ = false;     // dyncta.c_mem == "wait"
   std::vector<uint16_t> loads_;  // L1D loads in flight per warp slot
   std::vector<uint8_t> paused_;
   const std::vector<WarpSlot>* warps_ = nullptr;

@@ -239,12 +239,13 @@ TEST(CcwsKernel, ThrashingKernelCorrectAndThrottledOnlyWhenOn) {
   EXPECT_GT(on.group("ccws", "vta_inserts"), 0u);
   EXPECT_GT(on.group("ccws", "throttled_cycles"), 0u);
   EXPECT_GT(on.stall("throttled"), 0u);
-  std::printf("thrash kernel (48 warps x 1 KB, 16 KB L1D): gto %llu cycles, %llu/%llu load "
-              "misses; ccws %llu cycles, %llu misses, %llu detections\n",
-              (unsigned long long)gto.cycles, (unsigned long long)gto.l1d_load_misses,
-              (unsigned long long)gto.l1d_load_accesses, (unsigned long long)on.cycles,
-              (unsigned long long)on.l1d_load_misses,
-              (unsigned long long)on.group("ccws", "lost_locality"));
+  std::printf(
+      "thrash kernel (48 warps x 1 KB, 16 KB L1D): gto %llu cycles, %llu/%llu load "
+      "misses; ccws %llu cycles, %llu misses, %llu detections\n",
+      (unsigned long long)gto.cycles, (unsigned long long)gto.l1d_load_misses,
+      (unsigned long long)gto.l1d_load_accesses, (unsigned long long)on.cycles,
+      (unsigned long long)on.l1d_load_misses,
+      (unsigned long long)on.group("ccws", "lost_locality"));
   // Fewer warps competing for the 16 KB L1D: fewer load misses than plain GTO.
   EXPECT_LT(on.l1d_load_misses, gto.l1d_load_misses);
   EXPECT_EQ(on.l1d_load_accesses, gto.l1d_load_accesses);
@@ -257,8 +258,8 @@ TEST(CcwsKernel, StaticWarpLimitCorrectAndCutsMisses) {
   EXPECT_TRUE(swl.has_group("swl"));
   EXPECT_GT(swl.group("swl", "limited_cycles"), 0u);
   EXPECT_GT(swl.stall("throttled"), 0u);
-  std::printf("thrash kernel: swl8 %llu cycles, %llu load misses\n",
-              (unsigned long long)swl.cycles, (unsigned long long)swl.l1d_load_misses);
+  std::printf("thrash kernel: swl8 %llu cycles, %llu load misses\n", (unsigned long long)swl.cycles,
+              (unsigned long long)swl.l1d_load_misses);
   // 8 warps x 1 KB fit in the L1D: misses drop to about the compulsory ones.
   EXPECT_LT(swl.l1d_load_misses, gto.l1d_load_misses);
 }
