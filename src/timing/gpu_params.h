@@ -185,6 +185,10 @@ struct GpuParams {
     d.group("sim", sim, "Simulator behaviour");
     d.group("stats", stats, "Interval statistics (time series in the stats output)");
     d.group("trace", trace, "--trace timeline budget and counter sampling");
+    // Research mechanisms attached to every SM (src/ext/; off by default).
+    d.group("ccws", sm.ccws, "Cache-conscious wavefront scheduling (src/ext/ccws)");
+    d.group("swl", sm.swl, "Static warp limiting, the CCWS baseline (src/ext/ccws)");
+    d.group("dyncta", sm.dyncta, "DYNCTA dynamic CTA limit (src/ext/dyncta)");
   }
 };
 

@@ -245,6 +245,7 @@ void Cache::evict(int32_t slot) {
   Line& l = lines_[slot];
   if (l.tag == kNoLine) return;
   ++evictions_;
+  if (evict_obs_) evict_obs_->evicted(l.tag);
   if (l.dirty) {
     MemReq wb;
     wb.id = l.tag;
@@ -637,7 +638,10 @@ bool Cache::external_write(Addr a, uint32_t full_units, uint32_t touched) {
     bool dirty = false;
     slot = choose_victim(set, &dirty);
     if (slot < 0) return false;
-    if (lines_[slot].tag != kNoLine) ++evictions_;
+    if (lines_[slot].tag != kNoLine) {
+      ++evictions_;
+      if (evict_obs_) evict_obs_->evicted(lines_[slot].tag);
+    }
     lines_[slot] = Line{};
     install(slot, la);
   }

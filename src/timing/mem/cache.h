@@ -118,6 +118,13 @@ struct CacheOptions {
   SliceInterleave interleave;  // set when the cache is one address-interleaved slice
 };
 
+/// Told about every valid line a cache replaces (research mechanisms: CCWS victim tags).
+class EvictionObserver {
+ public:
+  virtual ~EvictionObserver() = default;
+  virtual void evicted(Addr line) = 0;
+};
+
 class Cache {
  public:
   /// Registers stats group `name` under `parent`. Throws UserError naming `name` if the
@@ -157,6 +164,8 @@ class Cache {
   bool external_write(Addr a, uint32_t full, uint32_t touched);
   /// No MSHR in use and nothing queued in either direction.
   bool idle() const;
+  /// Observer of replaced lines (nullptr = none; not told about flush/invalidate).
+  void set_eviction_observer(EvictionObserver* o) { evict_obs_ = o; }
 
   // Inspection (tests, debugging).
   uint32_t sets() const { return sets_; }
@@ -213,6 +222,7 @@ class Cache {
   WritePolicy local_write_;
   bool on_fill_ = false;
   uint64_t last_now_ = 0;
+  EvictionObserver* evict_obs_ = nullptr;
 
   std::vector<Line> lines_;    // sets_ x assoc, set-major
   std::vector<uint8_t> data_;  // checker mode: lines_.size() x line bytes

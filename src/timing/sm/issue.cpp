@@ -60,6 +60,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
   if (waiting_dispatch_[size_t(uk)] >= cap)
     return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
+  if (!policies_.empty() && !policies_allow(w, d)) return Stall::throttled;
 
   // Issue: compute destination registers in the frame the instruction executes in.
   InFlight f;
@@ -98,6 +99,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   kc.cx.cycle = now;
   kc.cx.cta = w.cta->cta.get();
   func::step(kc.cx, fw, &rec_);
+  for (auto& q : policies_) q->on_issue(w, d);
   f.lanes = rec_.exec;
   ++w.inflight;
   ++w.insts;
@@ -178,6 +180,8 @@ void Sm::charge_pc_slots(const PcSlot& ps, uint64_t k) {
 }
 
 void Sm::issue(uint64_t now) {
+  for (auto& q : policies_) q->begin_issue(now, warps_);
+  bool any_issued = false;
   for (auto& s : scheds_) {
     Stall best = Stall::idle;
     const WarpSlot* best_w = nullptr;
@@ -194,7 +198,7 @@ void Sm::issue(uint64_t now) {
         // the active pool can end), is a long stall for the two-level scheduler.
         s->long_stall(w);
       }
-      if (r < best) {
+      if (stall_rank(r) < stall_rank(best)) {
         best = r;
         best_w = w;
       }
@@ -206,8 +210,10 @@ void Sm::issue(uint64_t now) {
     if (issued) {
       last_progress_ = now;
       active_this_cycle_ = true;
+      any_issued = true;
     }
   }
+  for (auto& q : policies_) q->end_issue(now, any_issued, last_reasons_);
 }
 
 }  // namespace simtlab::timing

@@ -273,6 +273,8 @@ bool LdstUnit::send_txn(Entry& e, uint64_t now) {
     ++reservation_stalls_;
     return false;
   }
+  if (l1d_obs_ && &c == l1d_.get() && r.kind == AccessKind::load && e.f.w)
+    l1d_obs_->l1d_access(e.f.w->slot, r.addr & ~Addr(p_.l1d.line - 1), res.status);
   ++transactions_;
   if (e.f.pcc) {
     ++e.f.pcc->transactions;

@@ -33,6 +33,14 @@ namespace simtlab::timing {
 struct SmParams;
 class TraceSink;
 
+/// Told about every L1D access of a global/local load the LD/ST unit makes (research
+/// mechanisms: CCWS lost-locality detection).
+class L1dAccessObserver {
+ public:
+  virtual ~L1dAccessObserver() = default;
+  virtual void l1d_access(uint32_t warp_slot, Addr line, AccessStatus st) = 0;
+};
+
 class LdstUnit {
  public:
   using Complete = std::function<void(const InFlight&, uint64_t cycle)>;
@@ -61,6 +69,7 @@ class LdstUnit {
   Cache& l1c() { return *l1c_; }
   Cache& l1t() { return *l1t_; }
   void set_trace(TraceSink* t) { trace_ = t; }
+  void set_l1d_observer(L1dAccessObserver* o) { l1d_obs_ = o; }
   /// Device memory, for timing addresses of host-mapped allocations.
   void set_memory(const func::GlobalMemory* m) { gmem_ = m; }
 
@@ -99,6 +108,7 @@ class LdstUnit {
   uint64_t next_id_ = 1;
   uint64_t smem_busy_until_ = 0;
   TraceSink* trace_ = nullptr;
+  L1dAccessObserver* l1d_obs_ = nullptr;
   const func::GlobalMemory* gmem_ = nullptr;
 
   stats::Group& g_;

@@ -6,6 +6,8 @@
 
 #include "base/bits.h"
 #include "base/error.h"
+#include "ext/sm_policies.h"
+#include "timing/gpu/gpu.h"
 #include "timing/trace.h"
 
 namespace simtlab::timing {
@@ -37,7 +39,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
           g_.counter("issue_slots", "slots", "Scheduler issue slots (schedulers x cycles)")),
       stalls_(g_.vector("stall", "slots",
                         "Why each scheduler slot did or did not issue (sums to issue_slots)",
-                        stall_labels())),
+                        stall_labels(sm_policies_on(p)))),
       resident_warp_cycles_(
           g_.counter("resident_warp_cycles", "warp-cycles", "Sum over cycles of resident warps")),
       ctas_launched_(g_.counter("ctas", "CTAs", "CTAs run on this SM")),
@@ -81,12 +83,15 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   mem_recs_.resize(p_.collector_units);
   wheel_.resize(kWheel);
   bank_busy_.assign(p_.num_reg_banks, 0);
-  ldst_ = std::make_unique<LdstUnit>(p_, id_, g_, port_,
-                                     [this](const InFlight& f, uint64_t now) { complete(f, now); });
+  ldst_ = std::make_unique<LdstUnit>(p_, id_, g_, port_, [this](const InFlight& f, uint64_t now) {
+    for (auto& q : policies_) q->on_mem_done(*f.w, *f.d);
+    complete(f, now);
+  });
   l1i_ = std::make_unique<Cache>("l1i", p_.l1i, g_);
   ldst_->on_ifetch_response = [this](const MemResp& r, uint64_t now) { l1i_->fill(r, now); };
   passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
   last_reasons_.assign(p_.num_schedulers, Stall::idle);
+  policies_ = make_sm_policies(p_, g_, *ldst_);
   port_->set_waiter(this);
 }
 
@@ -137,6 +142,7 @@ const UnitTiming& Sm::timing_for(ExecClass c) const {
 
 void Sm::begin_kernel(const func::GlobalMemory* gmem) {
   ldst_->set_memory(gmem);
+  for (auto& q : policies_) q->begin_kernel();
   if (p_.flush_l1_per_kernel) {
     for (Cache* c : {&ldst_->l1d(), &ldst_->l1c(), &ldst_->l1t()}) {
       c->flush();
@@ -147,6 +153,8 @@ void Sm::begin_kernel(const func::GlobalMemory* gmem) {
 }
 
 bool Sm::fits(const CtaNeeds& n) const {
+  for (const auto& q : policies_)  // CTA allocation hook (DYNCTA)
+    if (resident_ctas_ >= q->cta_limit(ctas_per_sm(p_, n))) return false;
   return resident_ctas_ < p_.max_ctas && used_warps_ + n.warps <= p_.num_warps &&
          used_threads_ + n.threads <= p_.max_threads && used_regs_ + n.regs <= p_.registers &&
          used_shared_ + n.shared <= p_.shared_bytes;
@@ -319,8 +327,9 @@ bool Sm::tick() {
   }
   if (!resident_ctas_ && !collectors_busy_ && !wheel_pending_ && ldst_->idle() && l1i_->idle()) {
     sleep();
-  } else if (p_.skip_idle_cycles && p_.scheduler != "two_level" && !active_this_cycle_ &&
-             !port_->peek()) {
+  } else if (p_.skip_idle_cycles && p_.scheduler != "two_level" && policies_.empty() &&
+             !active_this_cycle_ && !port_->peek()) {
+    // (Mechanisms in policies_ change warps' eligibility every cycle: no skipping with them.)
     // Every warp waits for something that happens at a known cycle (or for a memory response,
     // which wakes us): sleep until then and account the skipped cycles on waking.
     const uint64_t next = next_event(now);

@@ -12,7 +12,8 @@
 //   fetch      one warp per cycle refills its instruction buffer from the I-cache
 // Timing never computes values: the functional executor does at issue.
 // Files: sm.cpp (resources, CTAs, the tick), fetch.cpp, issue.cpp (scoreboard + schedulers),
-// opcoll.cpp (operand collector + dispatch), writeback.cpp, ldst.cpp (LD/ST unit), sched_*.cpp.
+// opcoll.cpp (operand collector + dispatch), writeback.cpp, ldst.cpp (LD/ST unit), sched_*.cpp;
+// sm_policy.h: hook points for research mechanisms (src/ext/), empty when they are off.
 //
 // Contract of the latencies (sm.<class>.latency): an instruction issued at t reads its
 // operands at t+1, is dispatched at t+1 and writes back at t + latency, so a dependent
@@ -37,6 +38,7 @@
 #include "timing/sm/pc_stats.h"
 #include "timing/sm/scheduler.h"
 #include "timing/sm/sm_params.h"
+#include "timing/sm/sm_policy.h"
 #include "timing/sm/stall.h"
 #include "timing/sm/warp_slot.h"
 
@@ -209,6 +211,13 @@ class Sm : public sim::Component {
   func::WarpInstRecord rec_;
   TraceSink* trace_ = nullptr;
   std::vector<std::pair<uint64_t, uint32_t>>* issue_log_ = nullptr;
+  // Research mechanisms (sm_policy.h, src/ext/): empty when all are off.
+  std::vector<std::unique_ptr<SmPolicy>> policies_;
+  bool policies_allow(const WarpSlot& w, const func::DInst& d) const {
+    for (const auto& p : policies_)
+      if (!p->may_issue(w, d)) return false;
+    return true;
+  }
 
   stats::Group g_;
   stats::Counter& cycles_;

@@ -21,12 +21,23 @@ enum class Stall : uint8_t {
   control,         // instruction buffer empty after a taken branch / divergence redirect
   fetch,           // instruction buffer empty, waiting for fetch (I-cache)
   idle,            // no resident warp on this scheduler can run
+  throttled,       // ready, but a research mechanism (CCWS, SWL, DYNCTA) holds it back; the
+                   // label exists only when one is on (closest to issuing: ranks after issued)
   count_
 };
 
-inline std::vector<std::string> stall_labels() {
-  return {"issued",  "mem_pipeline", "collector_full", "unit_busy", "scoreboard",
-          "barrier", "control",      "fetch",          "idle"};
+inline std::vector<std::string> stall_labels(bool with_throttled = false) {
+  std::vector<std::string> v = {"issued",    "mem_pipeline", "collector_full",
+                                "unit_busy", "scoreboard",   "barrier",
+                                "control",   "fetch",        "idle"};
+  if (with_throttled) v.push_back("throttled");
+  return v;
+}
+
+/// Priority of a reason when a slot's warps are blocked for different ones (smaller = closer
+/// to issuing): enum order, with throttled right after issued.
+constexpr unsigned stall_rank(Stall s) {
+  return s == Stall::throttled ? 1 : s == Stall::issued ? 0 : 2 * unsigned(s);
 }
 
 }  // namespace simtlab::timing
