@@ -135,6 +135,17 @@ struct GpuParams {
     d.group("sm", sm, "Streaming multiprocessor resources and pipeline");
     d.group("mem", mem, "Memory system below the SMs: interconnect, L2, DRAM");
     d.group("sim", sim, "Simulator behaviour");
+    d.group("rfc", sm.rfc, "Register-file cache with two-level scheduling (src/ext/rfc)");
+    d.group("mrpb", sm.mrpb, "Memory request prioritization buffer and L1 bypass (src/ext/mrpb)");
+  }
+  /// Rules between groups (keys relative to the root).
+  std::vector<config::Issue> validate() const {
+    std::vector<config::Issue> r;
+    if (sm.rfc.enable && sm.scheduler != "two_level")
+      r.push_back({"rfc.enable",
+                   "needs sm.scheduler=two_level: the register-file cache holds entries only "
+                   "for the warps of the two-level scheduler's active pool (Gebhart et al. 2011)"});
+    return r;
   }
 };
 

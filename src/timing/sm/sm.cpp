@@ -6,6 +6,7 @@
 
 #include "base/bits.h"
 #include "base/error.h"
+#include "ext/rfc/rfc.h"
 #include "timing/trace.h"
 
 namespace simtlab::timing {
@@ -88,6 +89,22 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
   last_reasons_.assign(p_.num_schedulers, Stall::idle);
   port_->set_waiter(this);
+  if (p_.rfc.enable) {  // register-file cache (src/ext/rfc): entries follow the active pool
+    if (p_.scheduler != "two_level")
+      throw UserError(
+          "rfc.enable needs sm.scheduler=two_level (the register-file cache holds "
+          "entries only for the two-level scheduler's active pool)");
+    rfc_ = std::make_unique<ext::RegFileCache>(p_.rfc, p_.num_warps, g_);
+    for (auto& s : scheds_)
+      s->on_pool = [this](WarpSlot* w, PoolEvent e) {
+        if (e == PoolEvent::enter)
+          rfc_->enter(w->slot);
+        else if (e == PoolEvent::demote)
+          rfc_->leave(w->slot);  // flush write-backs are counted, not charged bank cycles
+        else
+          rfc_->retire(w->slot);
+      };
+  }
 }
 
 Sm::~Sm() = default;

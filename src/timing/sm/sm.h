@@ -39,6 +39,10 @@
 #include "timing/sm/stall.h"
 #include "timing/sm/warp_slot.h"
 
+namespace simtlab::ext {
+class RegFileCache;
+}
+
 namespace simtlab::timing {
 
 class TraceSink;
@@ -109,6 +113,8 @@ class Sm : public sim::Component {
   uint64_t warp_insts() const { return warp_insts_.value; }
   uint64_t thread_insts() const { return thread_insts_.value; }
   LdstUnit& ldst() { return *ldst_; }
+  /// The register-file cache (rfc.enable), else null.
+  ext::RegFileCache* rfc() { return rfc_.get(); }
 
  private:
   struct Writeback {
@@ -161,6 +167,7 @@ class Sm : public sim::Component {
   uint32_t waiting_dispatch_[size_t(UnitKind::count_)] = {};
   std::unique_ptr<LdstUnit> ldst_;
   std::unique_ptr<Cache> l1i_;
+  std::unique_ptr<ext::RegFileCache> rfc_;  // rfc.enable (src/ext/rfc)
 
   static constexpr uint32_t kWheel = 4096;
   std::vector<std::vector<Writeback>> wheel_;

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "config/describer.h"
+#include "ext/mrpb/mrpb_params.h"
+#include "ext/rfc/rfc_params.h"
 #include "timing/mem/cache.h"
 
 namespace simtlab::timing {
@@ -75,6 +77,10 @@ struct SmParams {
   bool skip_idle_cycles = true;
   CacheParams l1d = l1d_defaults(), l1c = l1c_defaults(), l1t = l1t_defaults(),
               l1i = l1i_defaults();
+  // Research mechanisms carried to the SM; declared as the top-level groups rfc.* and mrpb.*
+  // (GpuParams::describe), not under sm.*.
+  ext::RfcParams rfc;
+  ext::MrpbParams mrpb;
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {
