@@ -121,6 +121,14 @@ def mrpb_table(sweep):
         out.append(f"| {w} | {b['cycles']:.0f} | " + " | ".join(cells) + " |")
     out.append("| **geomean** | | " +
                " | ".join(f"{geomean(gm[v]):.3f}" for v in variants if v != "base") + " |")
+    out += ["", "Geomean speedups between variants (cycles of the first / cycles of the second):",
+            ""]
+    for a, b in (("l1d_64way", "mrpb_bypass"), ("l1d_64way", "mrpb_bypass_linear"),
+                 ("base", "base_linear")):
+        xs = [agg[(w, a)]["cycles"] / agg[(w, b)]["cycles"] for w in wls
+              if (w, a) in agg and (w, b) in agg]
+        if xs:
+            out.append(f"- `{b}` over `{a}`: {geomean(xs):.3f}")
     out += ["", "L1D load miss rate (1 - hits/accesses; bypassed loads count as misses) / L2 "
             "accesses (thousands) / bypassed loads:", "",
             "| workload | " + " | ".join(variants) + " |", "|---|" + "---:|" * len(variants)]

@@ -18,6 +18,7 @@ import concurrent.futures as cf
 import os
 import subprocess
 import sys
+import tempfile
 
 MECHS = {
     "rfc": (["sm.scheduler=two_level"], ["sm.scheduler=two_level", "rfc.enable=true"]),
@@ -33,8 +34,8 @@ def run(simtlab, prog, sets, timeout=600):
         cmd += ["--set", s]
     cmd += ["--", prog]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           cwd=os.path.dirname(prog))
+        with tempfile.TemporaryDirectory() as tmp:  # programs may write files: not next to them
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp)
         return p.returncode, p.stdout
     except subprocess.TimeoutExpired:
         return "timeout", ""
@@ -60,12 +61,13 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--only", default="")
     a = ap.parse_args()
+    a.simtlab = os.path.abspath(a.simtlab)
     only = set(filter(None, a.only.split(",")))
     jobs = []
     for d, kind, pred in ((a.programs, "program", lambda f: f.startswith("prog_")),
                           (a.workloads, "workload", lambda f: True)):
         for f in sorted(os.listdir(d)):
-            p = os.path.join(d, f)
+            p = os.path.abspath(os.path.join(d, f))
             if not pred(f) or not os.path.isfile(p) or not os.access(p, os.X_OK):
                 continue
             if only and f not in only:
