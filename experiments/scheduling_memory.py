@@ -58,9 +58,10 @@ def rfc_table(sweep):
     agg = load(sweep)
     wls = list(OrderedDict.fromkeys(w for w, _ in agg))
     s = "stat:sm_total."
-    out = ["| workload | cycles two_level | cycles +RFC | speedup | RFC hit rate | MRF reads "
-           "avoided | MRF writes avoided | writes avoided, no last-use | RF energy vs two_level |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| workload | cycles two_level | cycles +RFC | speedup | L1D load miss rate | L2 "
+           "accesses | RFC hit rate = MRF reads avoided | MRF writes avoided | writes avoided, no "
+           "last-use | RF energy vs two_level |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     sp, rd, wr, wr_nl, en = [], [], [], [], []
     for w in wls:
         b, r, n = agg.get((w, "two_level")), agg.get((w, "rfc")), agg.get((w, "rfc_no_last_use"))
@@ -82,10 +83,16 @@ def rfc_table(sweep):
         wr.append(1 - mw / res)
         wr_nl.append(nl)
         en.append(e_rfc / e_base)
+        def l1(x):
+            acc = x[s + "l1d.accesses.load"]
+            return pct(1 - x[s + "l1d.hits.load"] / acc) if acc else "-"
+
         out.append(f"| {w} | {b['cycles']:.0f} | {r['cycles']:.0f} | {speed:.3f} | "
-                   f"{pct(r[s + 'rfc.reads'] / ops)} | {pct(1 - mr / ops)} | {pct(1 - mw / res)} | "
+                   f"{l1(b)} / {l1(r)} | {b['stat:mem.l2_total.accesses'] / 1e3:.1f}k / "
+                   f"{r['stat:mem.l2_total.accesses'] / 1e3:.1f}k | "
+                   f"{pct(1 - mr / ops)} | {pct(1 - mw / res)} | "
                    f"{pct(nl)} | {pct(e_rfc / e_base)} |")
-    out.append(f"| **mean** | | | {geomean(sp):.3f} (geo) | | {pct(sum(rd) / len(rd))} | "
+    out.append(f"| **mean** | | | {geomean(sp):.3f} (geo) | | | {pct(sum(rd) / len(rd))} | "
                f"{pct(sum(wr) / len(wr))} | {pct(sum(wr_nl) / len(wr_nl))} | "
                f"{pct(sum(en) / len(en))} |")
     return "\n".join(out)
