@@ -135,4 +135,79 @@ TEST(MrpbSm, BypassSendsAssociativityStallsToTheL2) {
   EXPECT_LT(byp.cycles + 1000, base.cycles);
 }
 
+namespace {
+
+// Two warps. Warp 0 first runs a chain of 3 dependent adds, so warp 1's load reaches the LD/ST
+// unit first and warp 0's arrives while warp 1's 32 transactions are still being sent; each
+// load touches 32 distinct blocks (lane l reads word l * 128 of its warp's region; .cg: no L1D
+// allocation, so no MSHR or set limit interferes); then each warp stores its value. Returns the
+// issue cycle of each warp's store (the first instruction that needs the load's result; slots 0 and
+// 1).
+const char* kTwoWarps = R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 in, .param .u64 out) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r3, %r1, 5;
+  setp.ne.u32 %p1, %r3, 0;
+  mov.u32 %r4, 0;
+  @%p1 bra LOAD;
+  add.s32 %r4, %r4, 1;
+  add.s32 %r4, %r4, 1;
+  add.s32 %r4, %r4, 1;
+LOAD:
+  mul.wide.u32 %rd3, %r1, 128;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.cg.u32 %r2, [%rd4];
+  add.s32 %r2, %r2, %r4;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6], %r2;
+  ret;
+}
+)";
+
+std::pair<uint64_t, uint64_t> store_issue(const std::vector<std::string>& more) {
+  std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.memory_model=fixed",
+                                "sim.fixed_memory_latency=100", "mrpb.queue_entries=32"};
+  s.insert(s.end(), more.begin(), more.end());
+  TimingRunner r(timing_params(s));
+  std::vector<std::pair<uint64_t, uint32_t>> log;
+  r.gpu().sm(0).set_issue_log(&log);
+  r.load(kTwoWarps);
+  std::vector<uint32_t> in(64 * 32, 5);
+  Addr a = r.upload(in), o = r.upload(std::vector<uint32_t>(64, 0));
+  r.launch("k", {1, 1, 1}, {64, 1, 1}, a, o);
+  const auto out = r.download<uint32_t>(o, 64);
+  for (uint32_t l = 0; l < 64; ++l) EXPECT_EQ(out[l], l < 32 ? 8u : 5u) << "lane " << l;
+  // The store is each warp's last instruction but one (ret): the second-to-last issue.
+  std::vector<uint64_t> per[2];
+  for (auto& [c, w] : log) per[w].push_back(c);
+  return {per[0][per[0].size() - 2], per[1][per[1].size() - 2]};
+}
+
+}  // namespace
+
+TEST(MrpbSm, FixedPriorityServesTheLowerWarpFirst) {
+  // Without MRPB the LD/ST unit sends transactions in instruction order: warp 1's load
+  // (first to arrive) completes first. With MRPB, once warp 0's load is queued, the drain serves
+  // warp 0's FIFO before the rest of warp 1's: warp 0's load completes first.
+  const auto base = store_issue({});
+  const auto mrpb = store_issue({"mrpb.enable=true"});
+  EXPECT_LT(base.second, base.first);
+  EXPECT_LT(mrpb.first, mrpb.second);
+  // Warp 0 completes earlier than without MRPB. Warp 1's remaining transactions wait behind all
+  // 32 of warp 0 (sent back to back), plus the one cycle a transaction spends entering its FIFO:
+  // warp 1 completes exactly 33 cycles later than without MRPB.
+  EXPECT_LT(mrpb.first, base.first);
+  EXPECT_EQ(mrpb.second, base.second + 32 + 1);
+}
+
 }  // namespace simtlab::testing
