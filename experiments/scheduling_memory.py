@@ -54,7 +54,7 @@ def pct(x):
     return f"{100 * x:.1f}%"
 
 
-def rfc_table(sweep):
+def rfc_table(sweep, base_v="two_level", rfc_v="rfc", nl_v="rfc_no_last_use"):
     agg = load(sweep)
     wls = list(OrderedDict.fromkeys(w for w, _ in agg))
     s = "stat:sm_total."
@@ -64,7 +64,7 @@ def rfc_table(sweep):
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     sp, rd, wr, wr_nl, en = [], [], [], [], []
     for w in wls:
-        b, r, n = agg.get((w, "two_level")), agg.get((w, "rfc")), agg.get((w, "rfc_no_last_use"))
+        b, r, n = agg.get((w, base_v)), agg.get((w, rfc_v)), agg.get((w, nl_v))
         if not b or not r:
             continue
         ops, res = r[s + "rfc.operand_reads"], r[s + "rfc.results"]
@@ -173,4 +173,11 @@ def mrpb_table(sweep):
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in ("rfc", "mrpb"):
         sys.exit(__doc__)
-    print(rfc_table(sys.argv[2]) if sys.argv[1] == "rfc" else mrpb_table(sys.argv[2]))
+    if sys.argv[1] == "rfc":
+        print("Two-level scheduler demoting on any dependence stall (`two_level` vs `rfc`):\n")
+        print(rfc_table(sys.argv[2]))
+        print("\nDemoting only on long-latency loads, as Gebhart et al. (`two_level_ll` vs "
+              "`rfc_ll`):\n")
+        print(rfc_table(sys.argv[2], "two_level_ll", "rfc_ll", "rfc_ll_no_last_use"))
+    else:
+        print(mrpb_table(sys.argv[2]))

@@ -28,6 +28,7 @@ struct InFlight {
   bool dst_pred[4] = {};
   uint32_t lanes = 0;        // active lanes (thread instructions)
   uint32_t local_bytes = 0;  // per-thread local memory of its kernel (address interleaving)
+  bool long_mem = false;     // a global/local/texture load with a result (two_level_demote)
 };
 
 }  // namespace simtlab::timing

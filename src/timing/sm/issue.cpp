@@ -107,6 +107,12 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   kc.cx.cta = w.cta->cta.get();
   func::step(kc.cx, fw, &rec_);
   f.lanes = rec_.exec;
+  if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
+      (rec_.space == func::MemSpace::global || rec_.space == func::MemSpace::local ||
+       rec_.space == func::MemSpace::tex)) {
+    f.long_mem = true;
+    ++w.pending_long;
+  }
   ++w.inflight;
   ++w.insts;
   ++warp_insts_;
@@ -156,7 +162,8 @@ void Sm::issue(uint64_t now) {
         s->issued(w);
         break;
       }
-      if (s->wants_long_stalls() && ((r == Stall::scoreboard && w->pending_writes) ||
+      if (s->wants_long_stalls() && ((r == Stall::scoreboard && w->pending_writes &&
+                                      (!demote_long_only_ || w->pending_long)) ||
                                      (r == Stall::barrier && w->fw && w->fw->at_barrier))) {
         // A dependency on a pending load, or a wait at a CTA barrier (which only warps outside
         // the active pool can end), is a long stall for the two-level scheduler.

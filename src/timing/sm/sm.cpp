@@ -87,6 +87,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   l1i_ = std::make_unique<Cache>("l1i", p_.l1i, g_);
   ldst_->on_ifetch_response = [this](const MemResp& r, uint64_t now) { l1i_->fill(r, now); };
   passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
+  demote_long_only_ = p_.two_level_demote == "long_latency";
   last_reasons_.assign(p_.num_schedulers, Stall::idle);
   port_->set_waiter(this);
   if (p_.rfc.enable) {  // register-file cache (src/ext/rfc): entries follow the active pool
@@ -212,6 +213,7 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
     w.pend_pred.assign(std::max<uint32_t>(npreds, 1), 0);
     w.pending_writes = 0;
+    w.pending_long = 0;
     if (w.func_done) {
       retire_warp(w);
       continue;

@@ -168,6 +168,7 @@ class Sm : public sim::Component {
   std::unique_ptr<LdstUnit> ldst_;
   std::unique_ptr<Cache> l1i_;
   std::unique_ptr<ext::RegFileCache> rfc_;  // rfc.enable (src/ext/rfc)
+  bool demote_long_only_ = false;           // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;
   std::vector<std::vector<Writeback>> wheel_;

@@ -34,6 +34,7 @@ struct WarpSlot {
   // Scoreboard: pending writes per absolute register index (values, then predicates).
   std::vector<uint16_t> pend_reg, pend_pred;
   uint32_t pending_writes = 0;
+  uint32_t pending_long = 0;  // global/local/texture loads in flight (two_level_demote)
   uint64_t insts = 0;
 };
 

@@ -31,6 +31,7 @@ void Sm::schedule_writeback(const InFlight& f, uint64_t cycle) {
 
 void Sm::complete(const InFlight& f, uint64_t now) {
   // Memory results write back in the cycle they return.
+  if (f.long_mem && f.w->pending_long) --f.w->pending_long;
   Writeback wb;
   wb.warp = f.w->slot;
   wb.ndst = f.ndst;

@@ -247,4 +247,60 @@ TEST(RfcSm, OffMeansNoStatsGroupsAndNeedsTwoLevel) {
   }
 }
 
+TEST(RfcSm, LongLatencyDemotionKeepsAWarpStalledOnAnAluResultInThePool) {
+  // One scheduler, an active pool of one warp, two warps running a dependent add chain. With
+  // sm.two_level_demote=any, warp 0 leaves the pool at its first scoreboard stall and warp 1
+  // comes in (the warps interleave). With long_latency (Gebhart et al.), an ALU dependence is
+  // not a reason to leave: warp 0 issues its whole kernel before warp 1 issues anything.
+  auto first_of_warp1_after_last_of_warp0 = [](const char* demote) {
+    TimingRunner r(timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.memory_model=fixed",
+                                  "sim.fixed_memory_latency=100", "sm.num_schedulers=1",
+                                  "sm.scheduler=two_level", "sm.two_level_active=1",
+                                  std::string("sm.two_level_demote=") + demote}));
+    std::vector<std::pair<uint64_t, uint32_t>> log;
+    r.gpu().sm(0).set_issue_log(&log);
+    r.load(chain_kernel(8, "add.s32 %r1, %r1, %r17;"));
+    Addr out = r.upload(std::vector<uint32_t>(1, 0));
+    r.launch("k", {1, 1, 1}, {64, 1, 1}, out);
+    uint64_t last0 = 0, first1 = UINT64_MAX;
+    for (auto& [c, w] : log) {
+      if (w == 0) last0 = std::max(last0, c);
+      if (w == 1) first1 = std::min(first1, c);
+    }
+    return first1 > last0;
+  };
+  EXPECT_FALSE(first_of_warp1_after_last_of_warp0("any"));
+  EXPECT_TRUE(first_of_warp1_after_last_of_warp0("long_latency"));
+  // A dependence on a global load does demote: warp 1 issues while warp 0 waits for its load.
+  TimingRunner r(timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.memory_model=fixed",
+                                "sim.fixed_memory_latency=100", "sm.num_schedulers=1",
+                                "sm.scheduler=two_level", "sm.two_level_active=1",
+                                "sm.two_level_demote=long_latency"}));
+  std::vector<std::pair<uint64_t, uint32_t>> log;
+  r.gpu().sm(0).set_issue_log(&log);
+  r.load(R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.global.u32 %r1, [%rd2];
+  add.s32 %r2, %r1, 1;
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+)");
+  Addr out = r.upload(std::vector<uint32_t>(1, 0));
+  r.launch("k", {1, 1, 1}, {64, 1, 1}, out);
+  uint64_t last0 = 0, first1 = UINT64_MAX;
+  for (auto& [c, w] : log) {
+    if (w == 0) last0 = std::max(last0, c);
+    if (w == 1) first1 = std::min(first1, c);
+  }
+  EXPECT_LT(first1, last0);
+  EXPECT_GE(last0, 100u);  // warp 0's add waited for the 100-cycle load
+}
+
 }  // namespace simtlab::testing
