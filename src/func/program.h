@@ -126,6 +126,9 @@ struct Program {
   // The register-allocation checker's alias copies (func/regcheck.h), built on first use by a
   // launch with DeviceOptions::regalloc_check.
   mutable std::shared_ptr<const struct RegAliases> reg_aliases;
+  // Compiler last-use bits per PC (bit k: DInst::src[k] is read for the last time), built on
+  // first use by the register-file cache (ext/rfc/last_use.h).
+  mutable std::shared_ptr<const std::vector<uint8_t>> last_use;
 
   const ptx::Instruction& inst(uint32_t pc) const { return *code[pc].in; }
   const ProgFunction& func_of(uint32_t pc) const { return funcs[code[pc].func]; }

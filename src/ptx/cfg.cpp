@@ -298,4 +298,27 @@ Liveness compute_liveness(const Function& f) {
   return L;
 }
 
+std::vector<std::vector<uint32_t>> last_uses(const Function& f) {
+  const Liveness L = compute_liveness(f);
+  std::vector<std::vector<uint32_t>> out(f.insts.size());
+  std::vector<uint32_t> uses, defs;
+  for (size_t bi = 0; bi < f.blocks.size(); ++bi) {
+    const BasicBlock& b = f.blocks[bi];
+    BitSet live = L.blocks.out[bi];  // live after instruction i in the walk below
+    for (uint32_t i = b.last; i-- > b.first;) {
+      const Instruction& in = f.insts[i];
+      inst_defs(in, defs);
+      inst_uses(in, uses);
+      for (uint32_t u : uses)
+        if (!live.test(u)) out[i].push_back(u);
+      std::sort(out[i].begin(), out[i].end());
+      out[i].erase(std::unique(out[i].begin(), out[i].end()), out[i].end());
+      if (in.guard < 0)
+        for (uint32_t d : defs) live.reset(d);
+      for (uint32_t u : uses) live.set(u);
+    }
+  }
+  return out;
+}
+
 }  // namespace simtlab::ptx

@@ -74,4 +74,8 @@ struct Liveness {
 };
 Liveness compute_liveness(const Function& f);
 
+/// Compiler last-use bits: per instruction, the registers it reads that are live after it on
+/// no path (so the value is dead once the instruction has read it). Sorted, no duplicates.
+std::vector<std::vector<uint32_t>> last_uses(const Function& f);
+
 }  // namespace simtlab::ptx

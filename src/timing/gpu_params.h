@@ -189,6 +189,17 @@ struct GpuParams {
     d.group("ccws", sm.ccws, "Cache-conscious wavefront scheduling (src/ext/ccws)");
     d.group("swl", sm.swl, "Static warp limiting, the CCWS baseline (src/ext/ccws)");
     d.group("dyncta", sm.dyncta, "DYNCTA dynamic CTA limit (src/ext/dyncta)");
+    d.group("rfc", sm.rfc, "Register-file cache with two-level scheduling (src/ext/rfc)");
+    d.group("mrpb", sm.mrpb, "Memory request prioritization buffer and L1 bypass (src/ext/mrpb)");
+  }
+  /// Rules between groups (keys relative to the root).
+  std::vector<config::Issue> validate() const {
+    std::vector<config::Issue> r;
+    if (sm.rfc.enable && sm.scheduler != "two_level")
+      r.push_back({"rfc.enable",
+                   "needs sm.scheduler=two_level: the register-file cache holds entries only "
+                   "for the warps of the two-level scheduler's active pool (Gebhart et al. 2011)"});
+    return r;
   }
 };
 

@@ -30,6 +30,7 @@ struct InFlight {
   uint32_t lanes = 0;         // active lanes (thread instructions)
   uint32_t local_bytes = 0;   // per-thread local memory of its kernel (address interleaving)
   PcCounters* pcc = nullptr;  // its instruction's counters (sim.per_pc_stats), null when off
+  bool long_mem = false;      // a global/local/texture load with a result (two_level_demote)
 };
 
 }  // namespace simtlab::timing

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "ext/rfc/last_use.h"
+#include "ext/rfc/rfc.h"
 #include "timing/sm/sm.h"
 #include "timing/trace.h"
 
@@ -76,9 +78,20 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   f.latency = t.latency + passes - 1;
   f.occupancy = t.interval * passes;
   const func::Frame fr = fw.frame();
-  for (unsigned i = 0; i < d.nsrc && f.nreads < 8; ++i)
-    if (d.src[i] < func::kPredSlotBase)
-      f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + d.src[i], w.slot));
+  if (rfc_) {
+    // Register-file cache (src/ext/rfc): a hit needs no MRF bank; then the last-use bits.
+    for (unsigned i = 0; i < d.nsrc && f.nreads < 8; ++i)
+      if (d.src[i] < func::kPredSlotBase && !rfc_->read(w.slot, fr.reg_base + d.src[i]))
+        f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + d.src[i], w.slot));
+    if (const uint8_t last = ext::last_use_masks(*kc.launch->prog)[pc])
+      for (unsigned i = 0; i < d.nsrc; ++i)
+        if ((last >> i & 1) && d.src[i] < func::kPredSlotBase)
+          rfc_->kill(w.slot, fr.reg_base + d.src[i]);
+  } else {
+    for (unsigned i = 0; i < d.nsrc && f.nreads < 8; ++i)
+      if (d.src[i] < func::kPredSlotBase)
+        f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + d.src[i], w.slot));
+  }
   for (unsigned i = 0; i < d.ndst; ++i) {
     const bool pred = d.dst[i] >= func::kPredSlotBase;
     const uint32_t a =
@@ -101,6 +114,12 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   func::step(kc.cx, fw, &rec_);
   for (auto& q : policies_) q->on_issue(w, d);
   f.lanes = rec_.exec;
+  if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
+      (rec_.space == func::MemSpace::global || rec_.space == func::MemSpace::local ||
+       rec_.space == func::MemSpace::tex)) {
+    f.long_mem = true;
+    ++w.pending_long;
+  }
   ++w.inflight;
   ++w.insts;
   ++warp_insts_;
@@ -192,7 +211,8 @@ void Sm::issue(uint64_t now) {
         s->issued(w);
         break;
       }
-      if (s->wants_long_stalls() && ((r == Stall::scoreboard && w->pending_writes) ||
+      if (s->wants_long_stalls() && ((r == Stall::scoreboard && w->pending_writes &&
+                                      (!demote_long_only_ || w->pending_long)) ||
                                      (r == Stall::barrier && w->fw && w->fw->at_barrier))) {
         // A dependency on a pending load, or a wait at a CTA barrier (which only warps outside
         // the active pool can end), is a long stall for the two-level scheduler.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "ext/mrpb/mrpb.h"
 #include "timing/sm/pc_stats.h"
 #include "timing/sm/sm_params.h"
 #include "timing/sm/warp_slot.h"
@@ -50,16 +51,22 @@ LdstUnit::LdstUnit(const SmParams& p, uint32_t sm_id, stats::Group& sm_stats, Sm
   l1d_ = std::make_unique<Cache>("l1d", p.l1d, sm_stats);
   l1c_ = std::make_unique<Cache>("l1c", p.l1c, sm_stats);
   l1t_ = std::make_unique<Cache>("l1t", p.l1t, sm_stats);
+  if (p.mrpb.enable || p.mrpb.bypass) {
+    mrpb_ = std::make_unique<ext::Mrpb>(p.mrpb, p.num_warps, sm_stats);
+    mrpb_queues_ = p.mrpb.enable;
+    bypass_ = p.mrpb.bypass;
+  }
 }
 
 LdstUnit::~LdstUnit() = default;
 
 bool LdstUnit::idle() const {
-  return queue_.empty() && live_.empty() && l1d_->idle() && l1c_->idle() && l1t_->idle();
+  return queue_.empty() && live_.empty() && l1d_->idle() && l1c_->idle() && l1t_->idle() &&
+         (!mrpb_ || mrpb_->empty());
 }
 
 uint64_t LdstUnit::next_event(uint64_t now) const {
-  if (!queue_.empty()) return now + 1;
+  if (!queue_.empty() || (mrpb_ && !mrpb_->empty())) return now + 1;
   uint64_t next = UINT64_MAX;
   for (const Cache* c : {l1d_.get(), l1c_.get(), l1t_.get()}) {
     if (c->has_miss()) return now + 1;
@@ -259,16 +266,60 @@ void LdstUnit::count_atomic_ops(MemReq& r, const func::WarpInstRecord& rec, Lane
   r.atomic_depth = uint8_t(std::max(depth, 1u));
 }
 
-bool LdstUnit::send_txn(Entry& e, uint64_t now) {
-  MemReq r = e.txns[e.next];
+MemReq LdstUnit::stamp(const Entry& e, MemReq r, uint64_t now) {
   r.origin = e.f.pcc;
   const uint32_t idx = uint32_t(&e - table_.data());
   r.id = (uint64_t(idx) << kTxnIdShift) | (next_id_++ & ((uint64_t(1) << kTxnIdShift) - 1));
   r.issue_cycle = now;
+  return r;
+}
+
+AccessResult LdstUnit::access_cache(Cache& c, MemReq& r, uint64_t now) {
+  AccessResult res = c.access(r, now);
+  if (bypass_ && !res.accepted() && res.cause == FailCause::set_reserved &&
+      r.kind == AccessKind::load && !r.l1_bypass && &c == l1d_.get()) {
+    // MRPB bypass (Jia et al. 2014): the set has no allocatable way; send the load to the L2
+    // without allocating (the same block request, answered through fill()).
+    MemReq b = r;
+    b.l1_bypass = true;
+    res = c.access(b, now);
+    if (res.accepted()) {
+      r = b;
+      mrpb_->count_bypass();
+    }
+  }
+  return res;
+}
+
+bool LdstUnit::drain_mrpb(uint64_t now) {
+  const int32_t q = mrpb_->pick();
+  if (q < 0) return false;
+  const ext::Mrpb::Item& it = mrpb_->front(uint32_t(q));
+  Entry& e = table_[it.entry];
+  MemReq r = stamp(e, it.req, now);
+  const AccessResult res = access_cache(*l1d_, r, now);
+  if (!res.accepted()) {
+    ++reservation_stalls_;
+    mrpb_->count_drain_fail();
+    return true;
+  }
+  ++transactions_;
+  if (e.f.pcc) {
+    ++e.f.pcc->transactions;
+    if (res.status != AccessStatus::hit) ++e.f.pcc->l1_misses;
+  }
+  --e.in_mrpb;
+  if (e.waits_for_data || r.kind == AccessKind::store) ++e.outstanding;
+  mrpb_->pop(uint32_t(q));
+  return true;
+}
+
+bool LdstUnit::send_txn(Entry& e, uint64_t now) {
+  MemReq r = stamp(e, e.txns[e.next], now);
   Cache& c = r.kind == AccessKind::const_load ? *l1c_
              : r.kind == AccessKind::tex_load ? *l1t_
                                               : *l1d_;
-  const AccessResult res = c.access(r, now);
+  const AccessResult res = bypass_ ? access_cache(c, r, now) : c.access(r, now);
   if (!res.accepted()) {
     ++reservation_stalls_;
     return false;
@@ -335,10 +386,33 @@ bool LdstUnit::tick(uint64_t now) {
     port_->send(c->pop_miss());
     did = true;
   }
-  // 4. The head instruction sends its next transaction (or runs its shared-memory passes).
+  // 4. MRPB (src/ext/mrpb): the drain sends one L1D transaction; the head instruction's L1D
+  // transactions enter its warp's FIFO. Otherwise the head instruction sends its next
+  // transaction (or runs its shared-memory passes).
+  bool port_used = false;
+  if (mrpb_queues_) {
+    mrpb_->sample_cycle();
+    if (drain_mrpb(now)) port_used = did = true;
+  }
   if (!queue_.empty()) {
     Entry& e = table_[queue_.front()];
-    if (e.space == func::MemSpace::shared) {
+    const bool to_l1d = e.space == func::MemSpace::global || e.space == func::MemSpace::local;
+    if (mrpb_queues_ && to_l1d && e.next < e.txns.size()) {
+      const uint32_t w = e.f.w ? e.f.w->slot : 0;
+      if (mrpb_->fits(w, e.txns.size() - e.next)) {
+        for (; e.next < e.txns.size(); ++e.next) {
+          mrpb_->push(w, ext::Mrpb::Item{e.txns[e.next], queue_.front()});
+          ++e.in_mrpb;
+        }
+        e.queued = false;
+        queue_.pop_front();
+        did = true;
+      } else {
+        mrpb_->count_full_stall();
+      }
+    } else if (port_used && e.space != func::MemSpace::shared && e.next < e.txns.size()) {
+      // The drain used the cache port this cycle (one L1 access per cycle, as without MRPB).
+    } else if (e.space == func::MemSpace::shared) {
       if (smem_busy_until_ <= now) {
         // The bank array is busy for `passes` cycles; data returns smem_latency later.
         e.done_at = now + e.passes - 1 + p_.smem_latency;
@@ -364,7 +438,7 @@ bool LdstUnit::tick(uint64_t now) {
   for (size_t li = 0; li < live_.size();) {
     const uint32_t i = live_[li];
     Entry& e = table_[i];
-    if (e.queued || e.next < e.txns.size()) {
+    if (e.queued || e.next < e.txns.size() || e.in_mrpb) {
       ++li;
       continue;
     }

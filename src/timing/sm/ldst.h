@@ -13,6 +13,9 @@
 //  - Texture fetches go through the texture cache, one access per 128-byte block.
 // One transaction enters a cache per cycle; a reservation failure (MSHRs full, ...) retries
 // the next cycle. An instruction completes when its last transaction returns.
+// With mrpb.enable, L1D transactions pass through per-warp FIFOs drained by priority
+// (src/ext/mrpb); with mrpb.bypass, a load refused for an associativity stall (every way of its
+// set reserved) is resent as an L1-bypassing load.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,10 @@
 #include "timing/mem/cache.h"
 #include "timing/sm/inflight.h"
 #include "timing/sm/mem_port.h"
+
+namespace simtlab::ext {
+class Mrpb;
+}
 
 namespace simtlab::timing {
 
@@ -85,12 +92,20 @@ class LdstUnit {
     bool generated = false;
     bool waits_for_data = true;  // loads/atomics complete on responses; stores when sent
     bool live = false;
-    bool queued = false;  // still in queue_ (sending transactions)
+    bool queued = false;   // still in queue_ (sending transactions)
+    uint32_t in_mrpb = 0;  // transactions waiting in the MRPB FIFOs
   };
 
   void generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now);
   void finish_txn(uint64_t id, uint64_t now);
   bool send_txn(Entry& e, uint64_t now);
+  /// Presents `r` (its id set) to cache `c`; with mrpb.bypass an associativity stall of a
+  /// cached load is resent as a bypassing load.
+  AccessResult access_cache(Cache& c, MemReq& r, uint64_t now);
+  /// MRPB: one transaction from the highest-priority FIFO into the L1D. Returns whether an
+  /// access was attempted.
+  bool drain_mrpb(uint64_t now);
+  MemReq stamp(const Entry& e, MemReq r, uint64_t now);
   /// Atomics: the lane operations, distinct addresses and deepest same-address chain of the
   /// lanes of `rec` that fall in r's block (MemReq::atomic_*).
   void count_atomic_ops(MemReq& r, const func::WarpInstRecord& rec, LaneMask lanes) const;
@@ -100,6 +115,8 @@ class LdstUnit {
   SmMemPort* port_;
   Complete complete_;
   std::unique_ptr<Cache> l1d_, l1c_, l1t_;
+  std::unique_ptr<ext::Mrpb> mrpb_;  // mrpb.enable or mrpb.bypass (src/ext/mrpb)
+  bool mrpb_queues_ = false, bypass_ = false;
   std::vector<Entry> table_;
   std::vector<uint32_t> free_;
   std::vector<uint32_t> live_;  // entries in flight (accepted, not completed)

@@ -15,9 +15,10 @@ class TwoLevel : public WarpScheduler {
  public:
   explicit TwoLevel(uint32_t active) : cap_(std::max(1u, active)) { wants_long_stalls_ = true; }
   void add(WarpSlot* w) override {
-    if (active_.size() < cap_)
+    if (active_.size() < cap_) {
       active_.push_back(w);
-    else
+      if (on_pool) on_pool(w, PoolEvent::enter);
+    } else
       pending_.push_back(w);
   }
   void remove(WarpSlot* w) override {
@@ -26,6 +27,7 @@ class TwoLevel : public WarpScheduler {
       const size_t i = size_t(it - active_.begin());
       active_.erase(it);
       if (next_ > i) --next_;
+      if (on_pool) on_pool(w, PoolEvent::exit);
       refill();
       return;
     }
@@ -49,6 +51,7 @@ class TwoLevel : public WarpScheduler {
     active_.erase(it);
     if (next_ > i) --next_;
     pending_.push_back(w);
+    if (on_pool) on_pool(w, PoolEvent::demote);
     refill();
   }
 
@@ -57,6 +60,7 @@ class TwoLevel : public WarpScheduler {
     while (active_.size() < cap_ && !pending_.empty()) {
       active_.push_back(pending_.front());
       pending_.pop_front();
+      if (on_pool) on_pool(active_.back(), PoolEvent::enter);
     }
     if (!active_.empty())
       next_ %= active_.size();

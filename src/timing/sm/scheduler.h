@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,8 +22,15 @@ namespace simtlab::timing {
 
 struct WarpSlot;
 
+/// Active-pool membership changes of a scheduler with an active pool (two_level).
+enum class PoolEvent : uint8_t { enter, demote, exit };
+
 class WarpScheduler {
  public:
+  /// Called, when set, as warps enter the active pool, are demoted from it (long stall) or leave
+  /// it for good (removed). Used by the register-file cache (ext/rfc).
+  std::function<void(WarpSlot*, PoolEvent)> on_pool;
+
   virtual ~WarpScheduler() = default;
   virtual void add(WarpSlot* w) = 0;
   virtual void remove(WarpSlot* w) = 0;

@@ -6,6 +6,7 @@
 
 #include "base/bits.h"
 #include "base/error.h"
+#include "ext/rfc/rfc.h"
 #include "ext/sm_policies.h"
 #include "timing/gpu/gpu.h"
 #include "timing/trace.h"
@@ -90,9 +91,26 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   l1i_ = std::make_unique<Cache>("l1i", p_.l1i, g_);
   ldst_->on_ifetch_response = [this](const MemResp& r, uint64_t now) { l1i_->fill(r, now); };
   passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
+  demote_long_only_ = p_.two_level_demote == "long_latency";
   last_reasons_.assign(p_.num_schedulers, Stall::idle);
   policies_ = make_sm_policies(p_, g_, *ldst_);
   port_->set_waiter(this);
+  if (p_.rfc.enable) {  // register-file cache (src/ext/rfc): entries follow the active pool
+    if (p_.scheduler != "two_level")
+      throw UserError(
+          "rfc.enable needs sm.scheduler=two_level (the register-file cache holds "
+          "entries only for the two-level scheduler's active pool)");
+    rfc_ = std::make_unique<ext::RegFileCache>(p_.rfc, p_.num_warps, g_);
+    for (auto& s : scheds_)
+      s->on_pool = [this](WarpSlot* w, PoolEvent e) {
+        if (e == PoolEvent::enter)
+          rfc_->enter(w->slot);
+        else if (e == PoolEvent::demote)
+          rfc_->leave(w->slot);  // flush write-backs are counted, not charged bank cycles
+        else
+          rfc_->retire(w->slot);
+      };
+  }
 }
 
 Sm::~Sm() = default;
@@ -210,6 +228,7 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
       last_pc_.resize(scheds_.size());
     }
     w.pending_writes = 0;
+    w.pending_long = 0;
     if (w.func_done) {
       retire_warp(w);
       continue;

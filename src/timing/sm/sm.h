@@ -42,6 +42,10 @@
 #include "timing/sm/stall.h"
 #include "timing/sm/warp_slot.h"
 
+namespace simtlab::ext {
+class RegFileCache;
+}
+
 namespace simtlab::timing {
 
 class TraceSink;
@@ -121,6 +125,8 @@ class Sm : public sim::Component {
       last_tick_ = now - 1;
     }
   }
+  /// The register-file cache (rfc.enable), else null.
+  ext::RegFileCache* rfc() { return rfc_.get(); }
 
  private:
   struct Writeback {
@@ -187,6 +193,8 @@ class Sm : public sim::Component {
   uint32_t waiting_dispatch_[size_t(UnitKind::count_)] = {};
   std::unique_ptr<LdstUnit> ldst_;
   std::unique_ptr<Cache> l1i_;
+  std::unique_ptr<ext::RegFileCache> rfc_;  // rfc.enable (src/ext/rfc)
+  bool demote_long_only_ = false;           // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;
   std::vector<std::vector<Writeback>> wheel_;

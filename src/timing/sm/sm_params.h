@@ -9,6 +9,8 @@
 #include "config/describer.h"
 #include "ext/ccws/ccws_params.h"
 #include "ext/dyncta/dyncta_params.h"
+#include "ext/mrpb/mrpb_params.h"
+#include "ext/rfc/rfc_params.h"
 #include "timing/mem/cache.h"
 
 namespace simtlab::timing {
@@ -47,6 +49,7 @@ struct SmParams {
   uint32_t num_schedulers = 2;
   std::string scheduler = "gto";
   uint32_t two_level_active = 6;
+  std::string two_level_demote = "any";
   uint32_t ibuffer_entries = 2;
   uint32_t fetch_width = 1;
   uint32_t scoreboard_entries = 0;  // 0 = unlimited pending writes per warp
@@ -81,6 +84,10 @@ struct SmParams {
   CcwsParams ccws;
   SwlParams swl;
   DynctaParams dyncta;
+  // Research mechanisms carried to the SM; declared as the top-level groups rfc.* and mrpb.*
+  // (GpuParams::describe), not under sm.*.
+  ext::RfcParams rfc;
+  ext::MrpbParams mrpb;
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {
@@ -190,6 +197,13 @@ struct SmParams {
             "Active-pool size per scheduler of the two-level scheduler",
             "Gebhart et al. 2011 / GPGPU-Sim two_level_active:6")
         .range(1, 64);
+    d.param("two_level_demote", two_level_demote, "",
+            "Which dependence stall moves a warp out of the two-level active pool (when others "
+            "wait): any = any pending register write; long_latency = only while the warp waits "
+            "for a global/local/texture load (the register-file-cache paper's scheduler)",
+            "any: simtlab's original two-level scheduler; long_latency: Gebhart et al. ISCA "
+            "2011 (warps leave the pool on long-latency operations)")
+        .one_of({"any", "long_latency"});
     d.param("ibuffer_entries", ibuffer_entries, "instructions", "Instruction-buffer slots per warp",
             g)
         .range(1, 16);

@@ -37,6 +37,7 @@ struct WarpSlot {
   // (scoreboard stalls split into memory vs ALU producers). Empty when sim.per_pc_stats is off.
   std::vector<uint16_t> pend_mem;
   uint32_t pending_writes = 0;
+  uint32_t pending_long = 0;  // global/local/texture loads in flight (two_level_demote)
   uint64_t insts = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "ext/rfc/rfc.h"
 #include "timing/sm/sm.h"
 #include "timing/trace.h"
 
@@ -36,6 +37,7 @@ void Sm::complete(const InFlight& f, uint64_t now) {
       if (!f.dst_pred[i] && f.dst[i] < w.pend_mem.size() && w.pend_mem[f.dst[i]])
         --w.pend_mem[f.dst[i]];
   }
+  if (f.long_mem && f.w->pending_long) --f.w->pending_long;
   Writeback wb;
   wb.warp = f.w->slot;
   wb.ndst = f.ndst;
@@ -52,7 +54,13 @@ void Sm::release(const Writeback& wb, uint64_t now) {
     auto& v = wb.dst_pred[i] ? w.pend_pred : w.pend_reg;
     if (v[wb.dst[i]]) --v[wb.dst[i]];
     if (w.pending_writes) --w.pending_writes;
-    if (!wb.dst_pred[i]) bank_busy_[bank_of(wb.dst[i], w.slot)] = 1;
+    if (wb.dst_pred[i]) continue;
+    if (rfc_) {  // register-file cache: only an MRF write (direct or live eviction) takes a bank
+      const int64_t mrf = rfc_->write(w.slot, wb.dst[i]);
+      if (mrf >= 0) bank_busy_[bank_of(uint32_t(mrf), w.slot)] = 1;
+    } else {
+      bank_busy_[bank_of(wb.dst[i], w.slot)] = 1;
+    }
   }
   --w.inflight;
   last_progress_ = now;
