@@ -9,10 +9,11 @@ sweeps from code, plot the usual figures and write the HTML report.
 
 Needs Debian's python3-pandas, python3-matplotlib (plots, report) and python3-yaml.
 """
-from .data import (find_simtlab, flatten_stats, geomean, kernel_base_name, load_intervals,
-                   load_run, load_sweep, load_sweep_intervals, per_run, run, speedups, sweep)
+from .data import (find_simtlab, flatten_stats, geomean, kernel_base_name, load_hot_lines,
+                   load_intervals, load_run, load_sweep_hot_lines, load_sweep, load_sweep_intervals, per_run, run, speedups, sweep)
 from . import plots
 
 __version__ = "0.1.0"
-__all__ = ["find_simtlab", "flatten_stats", "geomean", "kernel_base_name", "load_intervals",
+__all__ = ["find_simtlab", "flatten_stats", "geomean", "kernel_base_name", "load_hot_lines",
+           "load_sweep_hot_lines", "load_intervals",
            "load_run", "load_sweep", "load_sweep_intervals", "per_run", "run", "speedups", "sweep", "plots"]

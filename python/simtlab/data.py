@@ -161,6 +161,59 @@ def load_sweep_intervals(directory):
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
+def load_hot_lines(stats_json, top=5):
+    """The `top` source lines (or PTX instructions, for builds without -lineinfo) with the most
+    stall slots per kernel of a run made with `--set sim.per_pc_stats=true`: one row per line
+    with `kernel`, `launch`, `file`, `line`, `text` (PTX, for instruction rows), `stall_total`,
+    `share` (of the kernel's attributed stall slots), `execs`, `top_reason`, `l1_misses` and
+    `l2_misses`. Empty when the run has no per-instruction statistics."""
+    with open(stats_json) as f:
+        d = json.load(f)
+    reasons = ["mem_pipeline", "collector_full", "unit_busy", "scoreboard", "barrier",
+               "control", "fetch", "throttled"]
+    rows = []
+    for k in d.get("kernels", []):
+        a = k.get("attribution")
+        if not a:
+            continue
+        src = any(a["lines"]["file"])
+        t = a["lines"] if src else a["instructions"]
+        total = sum(t["stall_total"]) or 1
+        order = sorted(range(len(t["stall_total"])), key=lambda i: -t["stall_total"][i])[:top]
+        for i in order:
+            top_reason = max(reasons, key=lambda r: t.get("stall_" + r, [0] * (i + 1))[i])
+            rows.append({"kernel": k.get("name"), "launch": k.get("index"),
+                         "file": os.path.basename(a["files"][t["file"][i]]) if src else "",
+                         "line": t["line"][i] if src else t["ptx_line"][i],
+                         "text": "" if src else t["text"][i].strip(),
+                         "stall_total": t["stall_total"][i],
+                         "share": t["stall_total"][i] / total, "execs": t["execs"][i],
+                         "top_reason": top_reason, "l1_misses": t["l1_misses"][i],
+                         "l2_misses": t["l2_misses"][i]})
+    return pd.DataFrame(rows)
+
+
+def load_sweep_hot_lines(directory, top=5):
+    """load_hot_lines of every run of a sweep (first repetition) with `workload` and `variant`
+    columns; empty when no run recorded per-instruction statistics."""
+    plan_path = os.path.join(directory, "plan.json")
+    if not os.path.exists(plan_path):
+        return pd.DataFrame()
+    with open(plan_path) as f:
+        plan = json.load(f)
+    parts = []
+    for r in plan.get("runs", []):
+        if r.get("rep", 0):
+            continue
+        path = os.path.join(directory, "runs", r["id"], "stats.json")
+        if not os.path.exists(path):
+            continue
+        t = load_hot_lines(path, top)
+        if not t.empty:
+            parts.append(t.assign(workload=r["workload"], variant=r["variant"]))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
 def load_sweep(directory, collect=False):
     """A sweep's tidy CSV (DIR/results.csv; `simtlab sweep collect` writes it first when it is
     missing or `collect` is true)."""

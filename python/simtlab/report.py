@@ -12,7 +12,7 @@ import os
 import sys
 
 from . import plots
-from .data import load_sweep, load_sweep_intervals
+from .data import load_sweep, load_sweep_hot_lines, load_sweep_intervals
 
 
 def _svg(fig):
@@ -112,6 +112,13 @@ def build(directory):
         parts.append(f"<div class=fig id=fig-intervals-{i}>{_svg(fig)}</div>")
         parts.append(f"<details><summary>numbers</summary>{_table(fig.simtlab_table)}</details>")
         figures += 1
+    # Per-instruction statistics (runs made with --set sim.per_pc_stats=true): the hottest lines.
+    hot = load_sweep_hot_lines(directory)
+    if not hot.empty:
+        parts.append("<h2>Hottest source lines (stall slots per kernel)</h2>")
+        cols = ["workload", "variant", "kernel", "file", "line", "text", "share", "stall_total",
+                "execs", "top_reason", "l1_misses", "l2_misses"]
+        parts.append(_table(hot[cols]))
     parts.append("<h2>Every kernel row</h2><details><summary>table</summary>")
     keep = [c for c in df.columns if not c.startswith("stat:") and not c.startswith("host_")]
     parts.append(_table(df[keep]))

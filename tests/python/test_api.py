@@ -19,6 +19,21 @@ BIN = os.environ["SIMTLAB_WORKLOADS_BIN"]
 
 
 class Api(unittest.TestCase):
+    def test_hot_lines_are_the_kernels_top_stall_lines(self):
+        with tempfile.TemporaryDirectory() as d:
+            stats = os.path.join(d, "s.json")
+            simtlab.run(os.path.join(BIN, "vectoradd"), 5000, sets=["sim.per_pc_stats=true"],
+                        stats=stats)
+            hot = simtlab.load_hot_lines(stats, top=3)
+            with open(stats) as f:
+                a = json.load(f)["kernels"][0]["attribution"]
+        # vectoradd is built without -lineinfo: rows are PTX instructions.
+        ins = a["instructions"]
+        want = sorted(ins["stall_total"], reverse=True)[:3]
+        self.assertEqual(list(hot["stall_total"]), want)
+        self.assertAlmostEqual(hot["share"].iloc[0], want[0] / sum(ins["stall_total"]))
+        self.assertTrue(all(hot["text"].str.len() > 0))
+
     def test_run_matches_the_stats_json(self):
         with tempfile.TemporaryDirectory() as d:
             stats = os.path.join(d, "s.json")

@@ -105,6 +105,22 @@ TEST(GuestError, OutOfBoundsGlobalReadNamesEverything) {
           p + off, p, line));
 }
 
+// -lineinfo builds: the report also names the CUDA source line (`.loc`) of the instruction.
+TEST(GuestError, LineinfoBuildsNameTheSourceLine) {
+  std::string k = kAccessKernel;
+  const std::string ld = "  @%p3 ld.global.u32";
+  k.replace(k.find(ld), 0, "  .loc 1 42 7\n");
+  std::string ptx = ptx_module(k) + "  .file 1 \"/src/acc.cu\"\n";
+  PtxRunner r(ptx);
+  Addr p = r.upload(std::vector<uint32_t>(64, 0));
+  const std::string msg = guest_error(r, "acc", {2, 1, 1}, {32, 1, 1}, 0, {p, 256 + 12});
+  EXPECT_NE(msg.find(fmt::format("    at test.ptx:{}: @%p3 ld.global.u32 %r3, [%rd3]; (in acc, pc "
+                                 "8; /src/acc.cu:42:7)",
+                                 line_of(ptx, "@%p3 ld.global.u32"))),
+            std::string::npos)
+      << msg;
+}
+
 TEST(GuestError, OutOfBoundsGlobalWrite) {
   const std::string ptx = ptx_module(kAccessKernel);
   PtxRunner r(ptx);

@@ -851,5 +851,68 @@ TEST(PtxParser, InstructionTextPointsIntoSource) {
   EXPECT_EQ(in.text, "add.s32 %r1, %r1, 1; // comment");
 }
 
+// -lineinfo / -G: `.loc file line col` before instructions gives them a CUDA source position;
+// `.file` comes after the functions and each translation unit numbers its own files.
+TEST(PtxParser, LocGivesInstructionsTheirSourceLine) {
+  const std::string unit1 = R"(.version 8.5
+.target sm_75
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<3>;
+  mov.u32 %r1, 1;
+  .loc 1 10 3
+  mov.u32 %r2, 2;
+  .loc 2 110 3, function_name $L__info_string0, inlined_at 1 12 7
+  add.s32 %r1, %r1, %r2;
+  .loc 1 13 1
+  ret;
+}
+  .file 1 "/src/a.cu"
+  .file 2 "/inc/b.hpp", 1700000000, 1234
+)";
+  const std::string unit2 = R"(.version 8.5
+.target sm_75
+.address_size 64
+.visible .entry k2()
+{
+  .loc 1 7 2
+  ret;
+}
+  .file 1 "/src/c.cu"
+)";
+  Module m = parse_module(unit1, "u1.ptx");
+  add_translation_unit(m, unit2, "u2.ptx");
+  ASSERT_EQ(m.files.size(), 4u);
+  EXPECT_EQ(m.files[0], "");
+  const Function& k = m.funcs[func_id(m, "k")];
+  ASSERT_EQ(k.insts.size(), 4u);
+  // Before any .loc: no source position.
+  EXPECT_EQ(k.insts[0].src_file, 0u);
+  EXPECT_EQ(k.insts[0].src_line, 0u);
+  EXPECT_EQ(m.files[k.insts[1].src_file], "/src/a.cu");
+  EXPECT_EQ(k.insts[1].src_line, 10u);
+  EXPECT_EQ(k.insts[1].src_col, 3u);
+  // Inlined code: the innermost (callee) position.
+  EXPECT_EQ(m.files[k.insts[2].src_file], "/inc/b.hpp");
+  EXPECT_EQ(k.insts[2].src_line, 110u);
+  EXPECT_EQ(k.insts[3].src_line, 13u);
+  // The second unit's file 1 is its own.
+  const Function& k2 = m.funcs[func_id(m, "k2")];
+  EXPECT_EQ(m.files[k2.insts[0].src_file], "/src/c.cu");
+  EXPECT_EQ(k2.insts[0].src_line, 7u);
+}
+
+TEST(PtxParser, MalformedLocNamesItsPosition) {
+  try {
+    parse_kernel("  .loc 1 x 3\n  ret;\n");
+    FAIL() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(".loc expects a file number, a line and a column"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace simtlab::ptx
