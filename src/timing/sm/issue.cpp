@@ -39,6 +39,7 @@ bool Sm::hazard(const WarpSlot& w, const func::DInst& d) const {
   return false;
 }
 
+template <bool kExt>
 Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   *issued = false;
   if (!w.active || w.func_done) return Stall::idle;
@@ -62,7 +63,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
   if (waiting_dispatch_[size_t(uk)] >= cap)
     return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
-  if (!policies_.empty() && !policies_allow(w, d)) return Stall::throttled;
+  if constexpr (kExt)
+    if (!policies_.empty() && !policies_allow(w, d)) return Stall::throttled;
 
   // Issue: compute destination registers in the frame the instruction executes in.
   InFlight f;
@@ -72,13 +74,14 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   f.age = issue_seq_++;
   f.issue_cycle = now;
   f.local_bytes = kc.launch->local_bytes_per_thread;
-  if (kc.pcs) f.pcc = &kc.pcs->pc[pc];
+  if constexpr (kExt)
+    if (kc.pcs) f.pcc = &kc.pcs->pc[pc];
   const UnitTiming& t = timing_for(d.exec);
   const uint32_t passes = (uk == UnitKind::sp || uk == UnitKind::intu) ? passes_ : 1;
   f.latency = t.latency + passes - 1;
   f.occupancy = t.interval * passes;
   const func::Frame fr = fw.frame();
-  if (rfc_) {
+  if (kExt && rfc_) {
     // Register-file cache (src/ext/rfc): a hit needs no MRF bank; then the last-use bits.
     for (unsigned i = 0; i < d.nsrc && f.nreads < 8; ++i)
       if (d.src[i] < func::kPredSlotBase && !rfc_->read(w.slot, fr.reg_base + d.src[i]))
@@ -103,16 +106,19 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
     if (a >= v.size()) v.resize(a + 1, 0);
     ++v[a];
     ++w.pending_writes;
-    if (kc.pcs && !pred && uk == UnitKind::ldst) {
-      if (a >= w.pend_mem.size()) w.pend_mem.resize(a + 1, 0);
-      ++w.pend_mem[a];
-    }
   }
+  if (f.pcc && uk == UnitKind::ldst)
+    for (unsigned i = 0; i < f.ndst; ++i) {
+      if (f.dst_pred[i]) continue;
+      if (f.dst[i] >= w.pend_mem.size()) w.pend_mem.resize(f.dst[i] + 1, 0);
+      ++w.pend_mem[f.dst[i]];
+    }
   // Execute functionally (execute-at-issue).
   kc.cx.cycle = now;
   kc.cx.cta = w.cta->cta.get();
   func::step(kc.cx, fw, &rec_);
-  for (auto& q : policies_) q->on_issue(w, d);
+  if constexpr (kExt)
+    for (auto& q : policies_) q->on_issue(w, d);
   f.lanes = rec_.exec;
   if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
       (rec_.space == func::MemSpace::global || rec_.space == func::MemSpace::local ||
@@ -199,14 +205,26 @@ void Sm::charge_pc_slots(const PcSlot& ps, uint64_t k) {
 }
 
 void Sm::issue(uint64_t now) {
-  for (auto& q : policies_) q->begin_issue(now, warps_);
+  // The default path (no mechanism hooks, no per-instruction statistics) is compiled without
+  // their bookkeeping: the hooks and the attribution cost it nothing when off.
+  if (policies_.empty() && !pc_stats_ && !rfc_)
+    issue_impl<false>(now);
+  else
+    issue_impl<true>(now);
+}
+
+template <bool kExt>
+void Sm::issue_impl(uint64_t now) {
+  if constexpr (kExt)
+    for (auto& q : policies_) q->begin_issue(now, warps_);
   bool any_issued = false;
   for (auto& s : scheds_) {
     Stall best = Stall::idle;
+    unsigned best_rank = stall_rank(Stall::idle);
     const WarpSlot* best_w = nullptr;
     bool issued = false;
     for (WarpSlot* w : s->order()) {
-      const Stall r = try_issue(*w, now, &issued);
+      const Stall r = try_issue<kExt>(*w, now, &issued);
       if (issued) {
         s->issued(w);
         break;
@@ -218,22 +236,31 @@ void Sm::issue(uint64_t now) {
         // the active pool can end), is a long stall for the two-level scheduler.
         s->long_stall(w);
       }
-      if (stall_rank(r) < stall_rank(best)) {
+      if constexpr (kExt) {
+        const unsigned rank = stall_rank(r);
+        if (rank < best_rank) {
+          best_rank = rank;
+          best = r;
+          best_w = w;
+        }
+      } else if (r < best) {
+        // Without mechanisms there is no `throttled`: enum order is stall_rank order.
         best = r;
-        best_w = w;
       }
     }
     const Stall r = issued ? Stall::issued : best;
     ++stalls_[size_t(r)];
     last_reasons_[size_t(&s - scheds_.data())] = r;
-    if (pc_stats_) charge_pc(size_t(&s - scheds_.data()), best_w, r);
+    if constexpr (kExt)
+      if (pc_stats_) charge_pc(size_t(&s - scheds_.data()), best_w, r);
     if (issued) {
       last_progress_ = now;
       active_this_cycle_ = true;
       any_issued = true;
     }
   }
-  for (auto& q : policies_) q->end_issue(now, any_issued, last_reasons_);
+  if constexpr (kExt)
+    for (auto& q : policies_) q->end_issue(now, any_issued, last_reasons_);
 }
 
 }  // namespace simtlab::timing

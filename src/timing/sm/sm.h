@@ -151,6 +151,9 @@ class Sm : public sim::Component {
   void schedule_writeback(const InFlight& f, uint64_t cycle);
   void complete(const InFlight& f, uint64_t now);
   void issue(uint64_t now);
+  template <bool kExt>
+  void issue_impl(uint64_t now);
+  template <bool kExt>
   Stall try_issue(WarpSlot& w, uint64_t now, bool* issued);
   void collect(uint64_t now);
   void dispatch(uint64_t now);
