@@ -12,6 +12,10 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   mrpb         mrpb.enable=true
   mrpb_bypass  mrpb.enable=true mrpb.bypass=true
   bypass       mrpb.bypass=true
+  ccws         ccws.enable=true
+  swl          swl.warps=8
+  dyncta       dyncta.enable=true
+  attribution  sim.per_pc_stats=true (per-instruction statistics, issue #20)
 """
 import argparse
 import concurrent.futures as cf
@@ -25,6 +29,10 @@ MECHS = {
     "mrpb": ([], ["mrpb.enable=true"]),
     "mrpb_bypass": ([], ["mrpb.enable=true", "mrpb.bypass=true"]),
     "bypass": ([], ["mrpb.bypass=true"]),
+    "ccws": ([], ["ccws.enable=true"]),
+    "swl": ([], ["swl.warps=8"]),
+    "dyncta": ([], ["dyncta.enable=true"]),
+    "attribution": ([], ["sim.per_pc_stats=true"]),
 }
 
 
