@@ -74,7 +74,7 @@ class Gpu : public func::Engine {
     uint64_t next_cta = 0, total = 0;
     uint64_t start = 0;
     stats::Snapshot before;
-    std::unique_ptr<PcStats> pcs;  // sim.per_pc_stats
+    std::unique_ptr<PcStats> pcs;                 // sim.per_pc_stats
     std::unique_ptr<IntervalRecorder> intervals;  // stats.interval > 0
   };
 
