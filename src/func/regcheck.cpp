@@ -1,17 +1,26 @@
 #include "func/regcheck.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace simtlab::func {
+
+uint32_t ptx_target_sm(const ptx::Module& m) {
+  for (const std::string& t : m.target)
+    if (t.rfind("sm_", 0) == 0) return uint32_t(std::atoi(t.c_str() + 3));
+  return 75;
+}
 
 std::unique_ptr<RegAliases> build_reg_aliases(
     const Program& p, const std::function<void(const ptx::Function&, ptx::RegAlloc&)>& tweak) {
   auto out = std::make_unique<RegAliases>();
   std::vector<std::vector<AliasCopy>> per_pc(p.code.size());
+  const std::vector<ptx::RegAlloc> all =
+      ptx::allocate_module(*p.ir, ptx::RegAllocOptions::sass(ptx_target_sm(*p.ir)));
   for (const ProgFunction& pf : p.funcs) {
     if (pf.builtin || pf.reg_slot.empty()) continue;
     const ptx::Function& f = p.ir->funcs[pf.module_func];
-    ptx::RegAlloc a = ptx::allocate_registers(f);
+    ptx::RegAlloc a = all[pf.module_func];
     if (tweak) tweak(f, a);
     const size_t n = f.regs.size();
     // Registers by architectural register they occupy (values and predicates apart).
@@ -43,18 +52,24 @@ std::unique_ptr<RegAliases> build_reg_aliases(
     // Alias copies of one destination register.
     auto copies_of = [&](uint32_t r, std::vector<AliasCopy>& v) {
       const ptx::ArchReg& ar = a.regs[r];
-      if (ar.base < 0) return;
+      // A constant-bank value writes no register; a spilled one writes its temporary (and
+      // must not clobber a live value there) but is itself reloaded before every use, so it
+      // is never a copy's target.
+      if (ar.base < 0 || ar.home == ptx::RegHome::constant) return;
       const uint32_t b = uint32_t(ar.base);
       if (ar.pred) {
         for (uint32_t q : pon[b])
-          if (q != r) v.push_back({pf.reg_slot[r], pf.reg_slot[q], 0, 0, 0, true});
+          if (q != r && a.regs[q].home == ptx::RegHome::reg)
+            v.push_back({pf.reg_slot[r], pf.reg_slot[q], 0, 0, 0, true});
         return;
       }
       if (ar.width > 2) return;  // 128-bit values: not aliased (see the header)
       std::vector<uint32_t> seen;
       for (uint32_t k = 0; k < ar.width; ++k)
         for (uint32_t q : on[b + k]) {
-          if (q == r || std::find(seen.begin(), seen.end(), q) != seen.end()) continue;
+          if (q == r || a.regs[q].home != ptx::RegHome::reg ||
+              std::find(seen.begin(), seen.end(), q) != seen.end())
+            continue;
           seen.push_back(q);
           const ptx::ArchReg& aq = a.regs[q];
           if (aq.width > 2) continue;

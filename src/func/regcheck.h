@@ -8,7 +8,9 @@
 // register between values that are not live at the same time on the same thread, so the copies
 // land in dead values and the program's output is unchanged; an allocation bug clobbers a live
 // value and changes the output, so every self-checking test program doubles as a test of the
-// allocator. Functional mode only (sim.regalloc_check); values wider than 64 bits (.b128) are
+// allocator. Spilled values are reloaded before each use, so they are never a copy's target
+// (their temporary register is: a spilled definition must not clobber a live value).
+// Functional mode only (sim.regalloc_check); values wider than 64 bits (.b128) are
 // not aliased; a call's return registers are written when the callee returns and are not
 // propagated then (their aliases are dead at the call, so this only misses checks).
 #pragma once
@@ -37,7 +39,11 @@ struct RegAliases {
   uint64_t shared_pairs = 0;  // pairs of virtual registers that share an architectural one
 };
 
-/// Allocate every function of `p` (ptx::allocate_registers, default options) and derive the
+/// The sm_XY number of a module's `.target` (75 when it names none).
+uint32_t ptx_target_sm(const ptx::Module& m);
+
+/// Allocate every function of `p` (ptx::allocate_module with RegAllocOptions::sass() for the
+/// module's target: the allocation the timing model's architectural numbering uses) and derive the
 /// alias copies of every instruction. `tweak`, for tests, may change a function's allocation
 /// (e.g. put two live values in one register) before the copies are derived.
 std::unique_ptr<RegAliases> build_reg_aliases(

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 #include "ptx/cfg.h"
@@ -41,9 +42,131 @@ struct Hint {
   int32_t off;     // preferred base = base(other) + off
 };
 
-}  // namespace
+// Instructions whose register operands SASS cannot take from the constant bank.
+bool needs_register_operands(Op op) {
+  switch (op) {
+    case Op::ld:
+    case Op::ldu:
+    case Op::st:
+    case Op::atom:
+    case Op::red:
+    case Op::tex:
+    case Op::tld4:
+    case Op::suld:
+    case Op::sust:
+    case Op::cp:
+    case Op::prefetch:
+    case Op::prefetchu:
+    case Op::ldmatrix:
+    case Op::stmatrix:
+    case Op::mbarrier:
+    case Op::wmma:
+    case Op::mma:
+    case Op::call:
+    case Op::shfl:
+    case Op::match:
+    case Op::redux:
+    case Op::vote:
+      return true;
+    default:
+      return false;
+  }
+}
 
-RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
+bool hoistable_load(const Function& f, const Instruction& in) {
+  if (in.ndst == 0) return false;
+  switch (in.op) {
+    case Op::ld:
+      return in.space != Space::param && !in.has(IF_VOLATILE) &&
+             (in.sem == Sem::none || in.sem == Sem::weak);
+    case Op::ldu:
+    case Op::tex:
+    case Op::tld4:
+    case Op::suld:
+      return true;
+    default:
+      (void)f;
+      return false;
+  }
+}
+
+bool read_only_load(const Instruction& in) {
+  return in.op == Op::ldu || in.op == Op::tex || in.op == Op::tld4 || in.has(IF_NC) ||
+         (in.op == Op::ld && in.space == Space::const_);
+}
+
+// May `p` not move below `load` (in a schedule that issues the load earlier)?
+bool blocks_hoist(const Instruction& p, const Instruction& load) {
+  switch (p.op) {
+    case Op::bar:
+    case Op::barrier:
+    case Op::membar:
+    case Op::fence:
+    case Op::atom:
+    case Op::red:
+    case Op::call:
+    case Op::ret:
+    case Op::exit:
+    case Op::mbarrier:
+    case Op::cp:
+    case Op::griddepcontrol:
+    case Op::nanosleep:
+    case Op::trap:
+    case Op::brkpt:
+      return true;
+    case Op::st:
+      if (read_only_load(load)) return false;
+      return p.space == load.space || p.space == Space::generic || load.space == Space::generic;
+    case Op::sust:
+    case Op::stmatrix:
+    case Op::wmma:
+      return !read_only_load(load);
+    default:
+      return false;
+  }
+}
+
+// Per instruction, the off-register values that need a (temporary) register there: every
+// use and definition of a spilled value; a constant-bank value used by an instruction that
+// cannot read the bank, or beyond the first bank operand of an ALU instruction.
+std::vector<std::vector<uint32_t>> temp_needs(const Function& f, const std::vector<RegHome>& home) {
+  const size_t ni = f.insts.size();
+  std::vector<std::vector<uint32_t>> temps(ni);
+  std::vector<uint32_t> uses, defs;
+  for (uint32_t i = 0; i < ni; ++i) {
+    const Instruction& in = f.insts[i];
+    inst_uses(in, uses);
+    inst_defs(in, defs);
+    auto add = [&](uint32_t r) {
+      if (std::find(temps[i].begin(), temps[i].end(), r) == temps[i].end()) temps[i].push_back(r);
+    };
+    bool const_copy = !defs.empty();  // a copy between constant-bank values: no instruction
+    for (uint32_t d : defs) const_copy = const_copy && home[d] == RegHome::constant;
+    uint32_t free_const = needs_register_operands(in.op) || const_copy ? 0 : 1;
+    for (uint32_t u : uses) {
+      if (home[u] == RegHome::spill) add(u);
+      if (home[u] != RegHome::constant || const_copy) continue;
+      if (std::find(temps[i].begin(), temps[i].end(), u) != temps[i].end()) continue;
+      if (free_const) {
+        --free_const;
+        continue;
+      }
+      add(u);
+    }
+    for (uint32_t d : defs)
+      if (home[d] == RegHome::spill) add(d);
+  }
+  return temps;
+}
+
+struct Walk {
+  std::vector<uint32_t> range_len;  // instructions each register is live before (spill cost)
+  std::vector<uint32_t> occurrences;
+  std::vector<bool> in_vector;  // member of a multi-register vector unit
+};
+
+RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
+                             const std::vector<RegHome>& home, Walk* walk) {
   const size_t nr = f.regs.size(), ni = f.insts.size();
   RegAlloc A;
   A.regs.resize(nr);
@@ -52,10 +175,12 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
   for (size_t r = 0; r < nr; ++r) {
     const Register& reg = f.regs[r];
     A.regs[r].pred = reg.is_pred();
+    A.regs[r].home = home[r];
     A.regs[r].width =
         uint8_t(reg.is_pred() ? 1 : width_of_bytes(type_size(reg.type) * std::max(1u, reg.vec)));
   }
   auto width = [&](uint32_t r) { return uint32_t(A.regs[r].width); };
+  auto in_reg = [&](uint32_t r) { return home[r] == RegHome::reg; };
   auto slots = [&](const BitSet& s, uint32_t& preds) {
     uint32_t n = 0;
     preds = 0;
@@ -67,10 +192,15 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
     });
     return n;
   };
+  BitSet off_reg(nr);  // values not kept in a register between uses
+  for (uint32_t r = 0; r < nr; ++r)
+    if (!in_reg(r)) off_reg.set(r);
+
+  const std::vector<std::vector<uint32_t>> temps = temp_needs(f, home);
+  std::vector<uint32_t> uses, defs;
 
   // ---- liveness, interference, first definitions ----
   const Liveness L = compute_liveness(f);
-  // Adjacency lists (memory in the number of edges, not registers squared), deduplicated below.
   std::vector<std::vector<uint32_t>> adj(nr);
   auto edge = [&](uint32_t a, uint32_t b) {
     if (a == b || A.regs[a].pred != A.regs[b].pred) return;
@@ -80,42 +210,98 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
   std::vector<bool> used(nr, false);
   constexpr uint32_t kNoDef = UINT32_MAX;
   std::vector<uint32_t> first_def(nr, kNoDef);
-  std::vector<uint32_t> uses, defs;
+  std::vector<uint32_t> min_base(nr, 0);  // calls: registers a value live across may not use
+  std::vector<BitSet> before;  // hoisting: live before each instruction of a block (and at its end)
+  if (walk) {
+    walk->range_len.assign(nr, 0);
+    walk->occurrences.assign(nr, 0);
+  }
+  auto call_clobber = [&](const Instruction& in) -> uint32_t {
+    if (!in.call || opt.callee_clobber.empty()) return 0;
+    const auto& cc = opt.callee_clobber;
+    if (in.call->target.kind == OperandKind::func)
+      return in.call->target.id < cc.size() ? cc[in.call->target.id] : 0;
+    uint32_t c = 0;
+    if (!in.call->targets.empty()) {
+      for (uint32_t t : in.call->targets)
+        if (t < cc.size()) c = std::max(c, cc[t]);
+    } else {
+      for (uint32_t x : cc) c = std::max(c, x);
+    }
+    return c;
+  };
   for (size_t bi = 0; bi < f.blocks.size(); ++bi) {
     const BasicBlock& b = f.blocks[bi];
     BitSet live = L.blocks.out[bi];
+    live.minus(off_reg);
+    if (opt.hoist_loads) {
+      before.assign(b.last - b.first + 1, BitSet());
+      before[b.last - b.first] = live;
+    }
     for (uint32_t i = b.last; i-- > b.first;) {
       const Instruction& in = f.insts[i];
       inst_defs(in, defs);
       inst_uses(in, uses);
+      if (walk) {
+        for (uint32_t d : defs) ++walk->occurrences[d];
+        for (uint32_t u : uses) ++walk->occurrences[u];
+      }
       uint32_t pr = 0;
       A.live_out[i] = slots(live, pr);
       BitSet with_defs = live;
-      for (uint32_t d : defs) with_defs.set(d);
+      for (uint32_t d : defs)
+        if (in_reg(d)) with_defs.set(d);
       A.max_live = std::max(A.max_live, slots(with_defs, pr));
       A.max_live_preds = std::max(A.max_live_preds, pr);
+      if (const uint32_t clob = call_clobber(in)) {
+        A.call_clobber = std::max(A.call_clobber, clob);
+        BitSet across = live;
+        for (uint32_t d : defs) across.reset(d);
+        across.for_each([&](size_t v) {
+          if (!A.regs[v].pred) min_base[v] = std::max(min_base[v], clob);
+        });
+      }
       // A plain same-width copy may share its source's register.
       int64_t copy_src = -1;
       if (in.op == Op::mov && in.ops.size() == 2 && in.ops[0].kind == OperandKind::reg &&
           in.ops[1].kind == OperandKind::reg && width(in.ops[0].id) == width(in.ops[1].id))
         copy_src = in.ops[1].id;
       for (uint32_t d : defs) {
+        if (!in_reg(d)) continue;
         used[d] = true;
         first_def[d] = std::min(first_def[d], i);
         live.for_each([&](size_t v) {
           if (int64_t(v) != copy_src) edge(d, uint32_t(v));
         });
-        for (uint32_t d2 : defs) edge(d, d2);
+        for (uint32_t d2 : defs)
+          if (in_reg(d2)) edge(d, d2);
+      }
+      // Temporaries written here (spilled definitions) interfere with what is live after.
+      for (uint32_t t : temps[i]) {
+        used[t] = true;
+        first_def[t] = std::min(first_def[t], i);
+        live.for_each([&](size_t v) { edge(t, uint32_t(v)); });
+        for (uint32_t d : defs)
+          if (in_reg(d)) edge(t, d);
+        for (uint32_t t2 : temps[i]) edge(t, t2);
       }
       if (in.guard < 0)
         for (uint32_t d : defs) live.reset(d);
-      for (uint32_t u : uses) {
-        used[u] = true;
-        live.set(u);
+      for (uint32_t u : uses)
+        if (in_reg(u)) {
+          used[u] = true;
+          live.set(u);
+        }
+      uint32_t tw = 0;
+      for (uint32_t t : temps[i]) {
+        live.for_each([&](size_t v) { edge(t, uint32_t(v)); });
+        if (!A.regs[t].pred) tw += width(t);
       }
-      A.live_in[i] = slots(live, pr);
+      A.live_in[i] = slots(live, pr) + tw;
+      if (opt.hoist_loads) before[i - b.first] = live;
       A.max_live = std::max(A.max_live, A.live_in[i]);
       A.max_live_preds = std::max(A.max_live_preds, pr);
+      if (walk) live.for_each([&](size_t v) { ++walk->range_len[v]; });
     }
     // Values live into the entry (or a block nobody jumps to) were never defined on the way
     // there: they coexist. Block 0 is the entry even when a loop jumps back to it.
@@ -124,6 +310,60 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       live.for_each([&](size_t r) { in_regs.push_back(uint32_t(r)); });
       for (uint32_t x : in_regs)
         for (uint32_t y : in_regs) edge(x, y);
+    }
+    // Load hoisting: the destination is live from the hoist point on.
+    if (opt.hoist_loads) {
+      struct Range {
+        uint32_t from, to;
+        std::vector<uint32_t> dsts;
+      };
+      std::vector<Range> ranges;
+      for (uint32_t i = b.first; i < b.last; ++i) {
+        const Instruction& ld = f.insts[i];
+        if (!hoistable_load(f, ld)) continue;
+        std::vector<uint32_t> ldefs, luses, pd, pu;
+        inst_defs(ld, ldefs);
+        inst_uses(ld, luses);
+        bool ok = !ldefs.empty();
+        for (uint32_t d : ldefs) ok = ok && in_reg(d) && !A.regs[d].pred;
+        if (!ok) continue;
+        uint32_t w = 0;
+        for (uint32_t d : ldefs) w += width(d);
+        uint32_t h = i;
+        while (h > b.first) {
+          const Instruction& p = f.insts[h - 1];
+          if (blocks_hoist(p, ld) || A.live_in[h - 1] + w > opt.hoist_pressure) break;
+          inst_defs(p, pd);
+          inst_uses(p, pu);
+          bool dep = false;
+          for (uint32_t x : pd)
+            dep = dep || std::find(luses.begin(), luses.end(), x) != luses.end() ||
+                  std::find(ldefs.begin(), ldefs.end(), x) != ldefs.end();
+          for (uint32_t x : pu)
+            dep = dep || std::find(ldefs.begin(), ldefs.end(), x) != ldefs.end();
+          if (dep) break;
+          --h;
+        }
+        if (h == i) continue;
+        ++A.hoisted_loads;
+        // Placed before instruction h: live before h..i and after h..i-1.
+        for (uint32_t p = h; p <= i; ++p) {
+          for (uint32_t d : ldefs)
+            before[p - b.first].for_each([&](size_t v) { edge(d, uint32_t(v)); });
+          for (uint32_t t : temps[p])
+            for (uint32_t d : ldefs) edge(d, t);
+          A.live_in[p] += w;
+          if (p < i) A.live_out[p] += w;
+        }
+        for (const Range& o : ranges)
+          if (o.to >= h && o.from <= i)
+            for (uint32_t d : ldefs)
+              for (uint32_t e : o.dsts) edge(d, e);
+        for (uint32_t d : ldefs) first_def[d] = std::min(first_def[d], h);
+        ranges.push_back({h, i, ldefs});
+      }
+      for (uint32_t i = b.first; i < b.last; ++i)
+        A.max_live = std::max({A.max_live, A.live_in[i], A.live_out[i]});
     }
   }
 
@@ -188,7 +428,7 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       for (unsigned k = 0; k < o.count && ok; ++k) {
         const Operand& e = in.elem(o, k);
         if (e.kind != OperandKind::reg) continue;
-        if (A.regs[e.id].pred || width(e.id) != ew ||
+        if (A.regs[e.id].pred || width(e.id) != ew || !in_reg(e.id) ||
             std::find(regs.begin(), regs.end(), e.id) != regs.end()) {
           ok = false;
           break;
@@ -226,6 +466,12 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       }
     }
   }
+  if (walk) {
+    walk->in_vector.assign(nr, false);
+    for (uint32_t u = 0; u < nr; ++u)
+      if (members[u].size() > 1)
+        for (uint32_t m : members[u]) walk->in_vector[m] = true;
+  }
 
   // ---- greedy colouring: in order of first definition, and with the 64-bit and wider units
   // first (pairs placed before single registers fragment the file); the lower count wins ----
@@ -260,9 +506,10 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       const bool pred = A.regs[members[u].front()].pred;
       // Slots each member may not use: those of its allocated neighbours.
       std::vector<std::vector<bool>> busy(members[u].size());
-      uint32_t top = 0;
+      uint32_t top = 0, lo = 0;
       for (size_t k = 0; k < members[u].size(); ++k) {
         const uint32_t m = members[u][k];
+        if (min_base[m] > offset[m]) lo = std::max(lo, min_base[m] - offset[m]);
         if (!pred)
           for (const uint32_t r : opt.reserved) {
             if (busy[k].size() <= r) busy[k].resize(r + 1, false);
@@ -278,8 +525,9 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
           top = std::max(top, e);
         }
       }
+      lo = (lo + al - 1) / al * al;
       auto fits = [&](int64_t b) {
-        if (b < 0 || b % al) return false;
+        if (b < int64_t(lo) || b % al) return false;
         for (size_t k = 0; k < members[u].size(); ++k) {
           const uint32_t m = members[u][k];
           for (uint32_t s = uint32_t(b) + offset[m], e = s + width(m); s < e; ++s)
@@ -299,9 +547,9 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       // A single register first fills the free half of a pair whose other half is taken, so
       // that whole pairs stay free for 64-bit values.
       if (base < 0 && uw == 1 && !pred)
-        for (uint32_t b = 0; b < top && base < 0; ++b)
+        for (uint32_t b = lo; b < top && base < 0; ++b)
           if ((b ^ 1) < busy[0].size() && busy[0][b ^ 1] && fits(b)) base = b;
-      for (int64_t b = 0; base < 0; b += al)
+      for (int64_t b = lo; base < 0; b += al)
         if (fits(b) || b > int64_t(top)) base = b;
       for (uint32_t m : members[u]) {
         A.regs[m].base = int32_t(base + offset[m]);
@@ -329,6 +577,146 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
     if (!used[r]) A.regs[r].base = -1;
 
   for (const uint32_t r : opt.reserved) A.count = std::max(A.count, r + 1);
+  A.count = std::max(A.count, A.call_clobber);
+  return A;
+}
+
+// Constant-bank values (RegAllocOptions::constant_operands).
+std::vector<RegHome> constant_homes(const Function& f) {
+  const size_t nr = f.regs.size();
+  std::vector<RegHome> home(nr, RegHome::reg);
+  std::vector<uint32_t> ndefs(nr, 0), defs;
+  std::vector<int32_t> def_at(nr, -1);
+  for (uint32_t i = 0; i < f.insts.size(); ++i) {
+    inst_defs(f.insts[i], defs);
+    for (uint32_t d : defs) {
+      ++ndefs[d];
+      def_at[d] = int32_t(i);
+    }
+  }
+  auto wid = [&](uint32_t r) { return type_size(f.regs[r].type) * std::max(1u, f.regs[r].vec); };
+  auto constant_def = [&](const Instruction& in) {
+    if (in.guard >= 0 || in.ndst != 1 || in.ops.size() != 2 || in.ops[0].kind != OperandKind::reg)
+      return false;
+    const Operand &d = in.ops[0], &s = in.ops[1];
+    if (f.regs[d.id].is_pred()) return false;
+    switch (in.op) {
+      case Op::ld:
+        return f.is_entry && in.space == Space::param && in.vec == 1 &&
+               s.kind == OperandKind::addr && s.base == OperandKind::sym;
+      case Op::mov:
+        return s.kind == OperandKind::imm || s.kind == OperandKind::sym ||
+               (s.kind == OperandKind::sreg && (s.sreg == Sreg::ntid || s.sreg == Sreg::nctaid)) ||
+               (s.kind == OperandKind::reg && home[s.id] == RegHome::constant &&
+                wid(s.id) == wid(d.id));
+      case Op::cvta:
+        return in.space == Space::global &&
+               (s.kind == OperandKind::sym ||
+                (s.kind == OperandKind::reg && home[s.id] == RegHome::constant));
+      default:
+        return false;
+    }
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t r = 0; r < nr; ++r)
+      if (home[r] == RegHome::reg && ndefs[r] == 1 && constant_def(f.insts[size_t(def_at[r])])) {
+        home[r] = RegHome::constant;
+        changed = true;
+      }
+  }
+  // A value that some instruction needs in a register is loaded into one once and kept there
+  // (as ptxas does), and so is what it was copied from; only values every use reads straight
+  // from the bank stay there.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& t : temp_needs(f, home))
+      for (uint32_t r : t)
+        if (home[r] == RegHome::constant) {
+          home[r] = RegHome::reg;
+          changed = true;
+        }
+    for (uint32_t r = 0; r < nr; ++r) {
+      if (home[r] != RegHome::constant) continue;
+      const Instruction& in = f.insts[size_t(def_at[r])];
+      const Operand& src = in.ops[1];
+      if (src.kind == OperandKind::reg && home[src.id] != RegHome::constant) {
+        home[r] = RegHome::reg;
+        changed = true;
+      }
+    }
+  }
+  return home;
+}
+
+}  // namespace
+
+RegAllocOptions RegAllocOptions::sass(uint32_t sm, uint32_t cap) {
+  RegAllocOptions o;
+  o.cap = cap;
+  if (sm >= 70) o.reserved = {1};
+  o.constant_operands = false;  // measured: lowers agreement with ptxas (docs/registers.md)
+  o.hoist_loads = true;
+  // Full occupancy's register budget: 64K registers per SM over the most resident threads
+  // (sm_75: 1024; sm_70/80/90: 2048; sm_86/89: 1536). CUDA C Programming Guide, "Technical
+  // Specifications per Compute Capability".
+  const uint32_t threads = sm == 75 ? 1024 : (sm == 86 || sm == 87 || sm == 89) ? 1536 : 2048;
+  o.hoist_pressure = sm >= 70 ? 65536 / threads : 63;
+  o.spill = true;
+  return o;
+}
+
+RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
+  const size_t nr = f.regs.size();
+  std::vector<RegHome> home =
+      opt.constant_operands ? constant_homes(f) : std::vector<RegHome>(nr, RegHome::reg);
+  Walk walk;
+  RegAlloc A = allocate_with_homes(f, opt, home, opt.spill ? &walk : nullptr);
+  // Spill the cheapest values (fewest definitions and uses per instruction live) until the
+  // count fits, a round at a time.
+  for (int round = 0; opt.spill && A.count > opt.cap && round < 256; ++round) {
+    std::vector<std::pair<double, uint32_t>> cand;
+    for (uint32_t r = 0; r < nr; ++r) {
+      if (home[r] != RegHome::reg || A.regs[r].pred || A.regs[r].base < 0 || A.regs[r].width > 2 ||
+          walk.in_vector[r] || walk.range_len[r] < 2)
+        continue;
+      cand.push_back({double(walk.occurrences[r]) / double(walk.range_len[r]), r});
+    }
+    if (cand.empty()) break;
+    std::sort(cand.begin(), cand.end());
+    uint32_t freed = 0;
+    for (const auto& c : cand) {
+      home[c.second] = RegHome::spill;
+      freed += A.regs[c.second].width;
+      if (freed >= (A.count - opt.cap + 1) / 2) break;
+    }
+    A = allocate_with_homes(f, opt, home, &walk);
+  }
+  // Spill slots and per-instruction traffic.
+  std::vector<uint32_t> uses, defs;
+  for (uint32_t r = 0; r < nr; ++r) {
+    if (home[r] == RegHome::constant && A.regs[r].base >= -1) ++A.constants;
+    if (home[r] != RegHome::spill) continue;
+    ++A.spilled;
+    const uint32_t bytes = A.regs[r].width * 4;
+    A.spill_bytes = (A.spill_bytes + bytes - 1) / bytes * bytes;
+    A.regs[r].spill_offset = int32_t(A.spill_bytes);
+    A.spill_bytes += bytes;
+  }
+  if (A.spilled) {
+    A.spill_loads.assign(f.insts.size(), 0);
+    A.spill_stores.assign(f.insts.size(), 0);
+    for (uint32_t i = 0; i < f.insts.size(); ++i) {
+      inst_uses(f.insts[i], uses);
+      inst_defs(f.insts[i], defs);
+      std::sort(uses.begin(), uses.end());
+      uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
+      for (uint32_t u : uses)
+        if (home[u] == RegHome::spill) A.spill_loads[i] += A.regs[u].width;
+      for (uint32_t d : defs)
+        if (home[d] == RegHome::spill) A.spill_stores[i] += A.regs[d].width;
+    }
+  }
   if (A.count > opt.cap) A.note = fmt::format("needs {} > cap {} registers", A.count, opt.cap);
   if (A.pred_count > opt.pred_cap)
     A.note += fmt::format("{}needs {} > cap {} predicates", A.note.empty() ? "" : "; ",
@@ -337,12 +725,54 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
   return A;
 }
 
+std::vector<RegAlloc> allocate_module(const Module& m, const RegAllocOptions& opt) {
+  const size_t nf = m.funcs.size();
+  std::vector<RegAlloc> out(nf);
+  RegAllocOptions o = opt;
+  o.callee_clobber.assign(nf, 0);
+  for (size_t i = 0; i < nf; ++i)
+    if (!m.funcs[i].defined) o.callee_clobber[i] = opt.extern_clobber;
+  // Callees first (depth-first post-order); a call back into a function being allocated (a
+  // recursive cycle) clobbers nothing.
+  std::vector<uint8_t> state(nf, 0);  // 0 new, 1 in progress, 2 done
+  std::function<void(uint32_t)> visit = [&](uint32_t fi) {
+    state[fi] = 1;
+    const Function& f = m.funcs[fi];
+    std::vector<uint32_t> callees;
+    for (const Instruction& in : f.insts)
+      if (in.call) {
+        if (in.call->target.kind == OperandKind::func) callees.push_back(in.call->target.id);
+        for (uint32_t t : in.call->targets) callees.push_back(t);
+      }
+    for (uint32_t c : callees)
+      if (c < nf && m.funcs[c].defined && state[c] == 0) visit(c);
+    RegAllocOptions mine = o;
+    for (uint32_t c : callees)
+      if (c < nf && state[c] == 1) mine.callee_clobber[c] = 0;
+    out[fi] = allocate_registers(f, mine);
+    o.callee_clobber[fi] = out[fi].count;
+    state[fi] = 2;
+  };
+  for (uint32_t i = 0; i < nf; ++i)
+    if (m.funcs[i].defined && state[i] == 0) visit(i);
+  return out;
+}
+
 std::string arch_reg_name(const ArchReg& r) {
-  if (r.base < 0) return "-";
-  if (r.pred) return fmt::format("P{}", r.base);
-  if (r.width == 1) return fmt::format("R{}", r.base);
-  if (r.width == 2) return fmt::format("R{}:R{}", r.base, r.base + 1);
-  return fmt::format("R{}..R{}", r.base, r.base + r.width - 1);
+  std::string reg;
+  if (r.base < 0)
+    reg = "-";
+  else if (r.pred)
+    reg = fmt::format("P{}", r.base);
+  else if (r.width == 1)
+    reg = fmt::format("R{}", r.base);
+  else if (r.width == 2)
+    reg = fmt::format("R{}:R{}", r.base, r.base + 1);
+  else
+    reg = fmt::format("R{}..R{}", r.base, r.base + r.width - 1);
+  if (r.home == RegHome::constant) return r.base < 0 ? "c" : "c>" + reg;
+  if (r.home == RegHome::spill) return fmt::format("L{}>{}", r.spill_offset, reg);
+  return reg;
 }
 
 std::string format_allocation(const Function& f, const RegAlloc& a, bool map) {
@@ -350,6 +780,10 @@ std::string format_allocation(const Function& f, const RegAlloc& a, bool map) {
       "function {}: {} registers, {} predicates (max live {} registers, {} predicates){}{}\n",
       f.name, a.count, a.pred_count, a.max_live, a.max_live_preds, a.note.empty() ? "" : "; ",
       a.note);
+  if (a.constants || a.hoisted_loads || a.call_clobber || a.spilled)
+    s += fmt::format(
+        "  {} constant-bank values, {} hoisted loads, calls clobber {}, {} spilled ({} bytes)\n",
+        a.constants, a.hoisted_loads, a.call_clobber, a.spilled, a.spill_bytes);
   if (!a.vector_fixups.empty())
     s += fmt::format("  {} vector operands need moves (not consecutive)\n", a.vector_fixups.size());
   std::vector<uint32_t> regs;
@@ -373,8 +807,12 @@ std::string format_allocation(const Function& f, const RegAlloc& a, bool map) {
     const std::string r = names(regs);
     const bool fix =
         std::find(a.vector_fixups.begin(), a.vector_fixups.end(), i) != a.vector_fixups.end();
-    s += fmt::format("  {:5} live {:3} -> {:3}  {:<48}  W: {}  R: {}{}\n", i, a.live_in[i],
-                     a.live_out[i], text, w, r, fix ? "  (vector needs moves)" : "");
+    std::string spill;
+    if (!a.spill_loads.empty() && (a.spill_loads[i] || a.spill_stores[i]))
+      spill = fmt::format("  (spill: {} words reloaded, {} stored)", a.spill_loads[i],
+                          a.spill_stores[i]);
+    s += fmt::format("  {:5} live {:3} -> {:3}  {:<48}  W: {}  R: {}{}{}\n", i, a.live_in[i],
+                     a.live_out[i], text, w, r, fix ? "  (vector needs moves)" : "", spill);
   }
   if (map) {
     s += "  registers:\n";

@@ -1,9 +1,8 @@
 // Register allocation: PTX virtual registers -> architectural register numbers, as ptxas would
-// (issue #14; used by the functional allocation checker, func/regcheck.h; not by the timing
-// model yet).
+// (issue #14). Used by `simtlab ptx regs`, the functional allocation checker (func/regcheck.h)
+// and the timing model's architectural register numbering (sm.register_numbering).
 //
-// Per function, independently (no calling convention yet: registers live across a `call` are
-// not treated as clobbered and a callee's registers are not counted in its caller):
+// Per function (allocate_registers) or per module with a calling convention (allocate_module):
 //  - Liveness over the CFG at instruction granularity (compute_liveness() in cfg.h, then a
 //    backward walk of every block). A guarded definition does not kill.
 //  - An interference graph: a definition interferes with everything live after it (except the
@@ -30,8 +29,34 @@
 //    first): first definition (registers live into the entry first), which is optimal for
 //    SSA programs without pairs (count == max live), and the same with all 64-bit and wider
 //    units first, which avoids single registers fragmenting the pairs.
-//  - No spilling: a function that needs more than `cap` registers (or `pred_cap`
-//    predicates) still gets its full allocation and `over_cap` says so.
+//
+// The SASS model (RegAllocOptions::sass(), what the checker and the timing model use) adds
+// what ptxas does that the PTX does not show (docs/registers.md measures each against ptxas;
+// constant operands are an option, not part of sass()):
+//  - Constant-bank operands (`constant_operands`): a kernel parameter (`ld.param` in an
+//    entry), `%ntid`/`%nctaid`, a variable's address, an immediate `mov`, and `mov`/
+//    `cvta.global`/`cvta.to.global` copies of those live in the constant bank in SASS
+//    (`c[0x0][0x160]`, folded immediates) and take no register between uses. One such
+//    operand of an ALU instruction is read from the bank directly; every further one, and any
+//    operand of a memory, call, shuffle or tensor instruction, needs a register at that
+//    instruction only (the temporary `base`, shared by all its uses). Home RegHome::constant.
+//  - Load hoisting (`hoist_loads`): ptxas's scheduler issues loads as early as their operands
+//    allow to hide latency. A load's destination is live from the earliest point of its block
+//    after the definitions of its operands and the last instruction it may not pass
+//    (barriers, fences, atomics, calls, stores that may alias, a read or write of the
+//    destination), as long as the live registers stay within `hoist_pressure` (the
+//    full-occupancy budget); the allocation stays valid for the PTX order (ranges only grow).
+//  - The stack pointer R1 on sm_70+ (`reserved`).
+//  - Calls (`callee_clobber`, allocate_module): a callee may overwrite registers
+//    0..clobber-1 (its own count, transitively; `extern_clobber` for declarations such as
+//    vprintf); values live across a call take registers at or above it, and the caller's
+//    count includes it. Recursive calls clobber nothing (the callee saves what it uses).
+//  - Spilling (`spill`): while the count exceeds `cap`, the values with the fewest
+//    definitions and uses per instruction of live range go to local memory (RegHome::spill):
+//    reloaded before each use and stored after each definition (`spill_loads`,
+//    `spill_stores`, in 32-bit words per thread per instruction), needing a register only
+//    there. Without `spill`, a function over the cap keeps its allocation and `over_cap`
+//    says so.
 #pragma once
 
 #include <cstdint>
@@ -48,12 +73,38 @@ struct RegAllocOptions {
   /// R registers never allocated and counted as used, e.g. {1}: ptxas keeps the stack pointer
   /// in R1 on sm_70+.
   std::vector<uint32_t> reserved;
+  bool constant_operands = false;  // see the header comment
+  bool hoist_loads = false;
+  /// Hoisting stops where the live registers would exceed this: ptxas schedules for latency
+  /// without giving up occupancy, so it spends registers up to the count at which the SM
+  /// still holds its most threads (sass() sets it per target).
+  uint32_t hoist_pressure = 255;
+  bool spill = false;  // spill above `cap` instead of only reporting it
+  /// Per Module::funcs index: registers a call to that function may overwrite (empty: calls
+  /// clobber nothing). allocate_module fills it.
+  std::vector<uint32_t> callee_clobber;
+  /// What a call to a declared-only function (vprintf, malloc, __assertfail) may overwrite.
+  /// Assumption: 16, a scratch set of R0..R15 for ABI calls (not published; docs/registers.md
+  /// shows the printf kernels' counts with it).
+  uint32_t extern_clobber = 16;
+
+  /// The SASS model for a target sm_XY: R1 reserved on sm_70+, load hoisting up to the
+  /// target's full-occupancy budget, spilling above `cap`. Constant-bank operands stay off:
+  /// against ptxas they lower the agreement (docs/registers.md).
+  static RegAllocOptions sass(uint32_t sm, uint32_t cap = 255);
 };
+
+/// Where a virtual register lives between its uses.
+enum class RegHome : uint8_t { reg, constant, spill };
 
 struct ArchReg {
   int32_t base = -1;  // first architectural register (R or P), -1 = never referenced
   uint8_t width = 0;  // consecutive 32-bit registers (1 for predicates)
   bool pred = false;  // in the predicate file
+  /// constant/spill: `base` is the temporary register it occupies only at the instructions
+  /// that need it in a register (-1 when none does).
+  RegHome home = RegHome::reg;
+  int32_t spill_offset = -1;  // spill: byte offset of its local-memory slot (per thread)
 };
 
 struct RegAlloc {
@@ -70,10 +121,23 @@ struct RegAlloc {
   std::vector<uint32_t> vector_fixups;  // instructions whose vector operand was not placed
   bool over_cap = false;
   std::string note;  // "needs N > cap" (registers and/or predicates) when over_cap
+  // Per instruction (empty when nothing was spilled): 32-bit words reloaded from the spill
+  // area before it / stored to it after it, per thread.
+  std::vector<uint8_t> spill_loads, spill_stores;
+  uint32_t spill_bytes = 0;    // spill area per thread
+  uint32_t spilled = 0;        // virtual registers spilled
+  uint32_t constants = 0;      // virtual registers kept in the constant bank
+  uint32_t hoisted_loads = 0;  // loads whose destination's live range was extended
+  uint32_t call_clobber = 0;   // the most registers one of its calls clobbers
 };
 
 /// Allocate `f` (which must have its CFG built, as the parser does).
 RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt = {});
+
+/// Allocate every defined function of `m` callees first, each call clobbering its callee's
+/// count (opt.callee_clobber is computed here). Result indexed like Module::funcs (empty
+/// RegAlloc for declarations).
+std::vector<RegAlloc> allocate_module(const Module& m, const RegAllocOptions& opt = {});
 
 /// "R4", "R4:R5" (pair), "R4..R7" (wider), "P2", or "-" when unallocated.
 std::string arch_reg_name(const ArchReg& r);

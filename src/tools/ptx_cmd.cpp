@@ -74,18 +74,46 @@ void add_ptx_commands(CLI::App& app) {
       ->check(CLI::Range(1u, 255u));
   static std::vector<uint32_t> regs_reserved;
   regs->add_option("--reserve", regs_reserved,
-                   "R register numbers never allocated, counted as used (1 = sm_70+ stack pointer)")
+                   "R register numbers never allocated, counted as used (with --plain; the "
+                   "SASS model reserves R1 on sm_70+)")
       ->check(CLI::Range(0u, 254u));
+  static bool regs_plain = false;
+  regs->add_flag("--plain", regs_plain,
+                 "allocate the PTX as written: no constant-bank operands, load hoisting, "
+                 "stack pointer, calling convention or spilling (see docs/registers.md)");
+  static bool regs_const = false, regs_no_hoist = false;
+  regs->add_flag("--constant-operands", regs_const,
+                 "SASS model with constant-bank operands (parameters, %ntid, immediates read "
+                 "from the bank; see docs/registers.md)");
+  regs->add_flag("--no-hoist", regs_no_hoist, "SASS model without load hoisting");
+  static uint32_t regs_sm = 0;
+  regs->add_option("--sm", regs_sm, "target for the SASS model (default: the file's .target)")
+      ->check(CLI::Range(10u, 200u));
   regs->callback([] {
     ptx::Module m = load({regs_file});
-    ptx::RegAllocOptions opt;
-    opt.cap = regs_cap;
-    opt.reserved = regs_reserved;
+    std::vector<ptx::RegAlloc> all;
+    if (regs_plain) {
+      ptx::RegAllocOptions opt;
+      opt.cap = regs_cap;
+      opt.reserved = regs_reserved;
+      for (const auto& f : m.funcs)
+        all.push_back(f.defined ? ptx::allocate_registers(f, opt) : ptx::RegAlloc{});
+    } else {
+      uint32_t sm = regs_sm;
+      for (const auto& t : m.target)
+        if (!sm && t.rfind("sm_", 0) == 0) sm = uint32_t(std::atoi(t.c_str() + 3));
+      ptx::RegAllocOptions opt = ptx::RegAllocOptions::sass(sm ? sm : 75, regs_cap);
+      for (uint32_t r : regs_reserved) opt.reserved.push_back(r);
+      if (regs_const) opt.constant_operands = true;
+      if (regs_no_hoist) opt.hoist_loads = false;
+      all = ptx::allocate_module(m, opt);
+    }
     bool found = false;
-    for (const auto& f : m.funcs) {
+    for (size_t i = 0; i < m.funcs.size(); ++i) {
+      const auto& f = m.funcs[i];
       if (!f.defined || (!regs_kernel.empty() && f.name != regs_kernel)) continue;
       found = true;
-      std::cout << ptx::format_allocation(f, ptx::allocate_registers(f, opt), regs_map);
+      std::cout << ptx::format_allocation(f, all[i], regs_map);
     }
     if (!found) {
       std::string names;

@@ -4,8 +4,8 @@
 usage: regs_vs_ptxas.py SIMTLAB PTXAS FILE.ptx [MORE.ptx ...]
 
 Prints a Markdown table row per function that ptxas reports (entries, and .func it compiled
-separately): simtlab's count as allocated and with R1 reserved (`--reserve 1`, the sm_70+
-stack pointer), then the median ratios simtlab/ptxas. The architecture passed to ptxas is the
+separately): simtlab's count under the SASS model (the default of `simtlab ptx regs`) and for
+the PTX as written (`--plain`), then a summary of the ratios simtlab/ptxas. The architecture passed to ptxas is the
 file's `.target`. Not a test: a report generator for docs/registers.md.
 """
 import os
@@ -63,32 +63,37 @@ def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     simtlab, ptxas, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-    ratios, ratios_sp = [], []
-    print("| file | function | ptxas | simtlab | max live | ratio | simtlab, R1 reserved | ratio |")
+    ratios, ratios_plain = [], []
+    print("| file | function | ptxas | simtlab (SASS model) | ratio | PTX as written | ratio "
+          "| max live (as written) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for path in files:
         ours = simtlab_regs(simtlab, path)
-        ours_sp = simtlab_regs(simtlab, path, ("--reserve", "1"))
+        plain = simtlab_regs(simtlab, path, ("--plain",))
         theirs = ptxas_regs(ptxas, path)
         for name, n in theirs.items():
             if name not in ours:
                 continue
-            count, live = ours[name]
-            count_sp = ours_sp[name][0]
+            count = ours[name][0]
+            count_p, live = plain[name]
             ratio = count / n if n else float("inf")
-            ratio_sp = count_sp / n if n else float("inf")
+            ratio_p = count_p / n if n else float("inf")
             ratios.append(ratio)
-            ratios_sp.append(ratio_sp)
+            ratios_plain.append(ratio_p)
             short = name if len(name) <= 48 else name[:45] + "..."
-            print(f"| {os.path.basename(path)} | `{short}` | {n} | {count} | {live} | {ratio:.2f} "
-                  f"| {count_sp} | {ratio_sp:.2f} |")
-    for label, rs in (("as allocated", ratios), ("R1 reserved", ratios_sp)):
+            print(f"| {os.path.basename(path)} | `{short}` | {n} | {count} | {ratio:.2f} "
+                  f"| {count_p} | {ratio_p:.2f} | {live} |")
+    print()
+    print("| simtlab count | functions | median simtlab/ptxas | in 0.9-1.2 | below 0.9 "
+          "| above 1.2 | above 1.5 | min | max |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, rs in (("SASS model", ratios), ("PTX as written (`--plain`)", ratios_plain)):
         if rs:
-            print()
-            print(f"{label}: functions {len(rs)}, median ratio {statistics.median(rs):.2f}, "
-                  f"in 0.9-1.2: {sum(0.9 <= r <= 1.2 for r in rs)}, "
-                  f"below 0.9: {sum(r < 0.9 for r in rs)}, above 1.2: {sum(r > 1.2 for r in rs)}, "
-                  f"above 1.5: {sum(r > 1.5 for r in rs)}, min {min(rs):.2f}, max {max(rs):.2f}")
+            print(f"| {label} | {len(rs)} | {statistics.median(rs):.2f} "
+                  f"| {sum(0.9 <= r <= 1.2 for r in rs)} | {sum(r < 0.9 for r in rs)} "
+                  f"| {sum(r > 1.2 for r in rs)} | {sum(r > 1.5 for r in rs)} "
+                  f"| {min(rs):.2f} | {max(rs):.2f} |")
+
 
 if __name__ == "__main__":
     main()

@@ -34,7 +34,8 @@ std::string check_allocation(const Function& f, const RegAlloc& a) {
   auto slots_of = [&](uint32_t r, std::vector<uint32_t>& out) {
     out.clear();
     const ArchReg& x = a.regs[r];
-    if (x.base < 0) return;
+    // A constant-bank value occupies no register; a spilled one its temporary when defined.
+    if (x.base < 0 || x.home == RegHome::constant) return;
     const uint32_t b = uint32_t(x.base) + (x.pred ? a.count : 0);
     for (uint32_t k = 0; k < x.width; ++k) out.push_back(b + k);
   };
@@ -90,6 +91,7 @@ std::string check_allocation(const Function& f, const RegAlloc& a) {
       const Instruction& in = f.insts[i];
       inst_uses(in, uses);
       for (uint32_t u : uses) {
+        if (a.regs[u].home != RegHome::reg) continue;  // read from the bank / reloaded
         slots_of(u, ss);
         if (ss.empty()) return "unallocated register " + f.regs[u].name;
         for (uint32_t s : ss)
@@ -285,6 +287,184 @@ TEST(PtxRegAlloc, ReservedRegistersAreSkippedAndCounted) {
   EXPECT_EQ(allocate_registers(fn(e, "k")).count, 0u);
 }
 
+// SASS model: a load is live from the first point its operands allow (its block, past other
+// loads and stores to another space), not past a store that may alias.
+TEST(PtxRegAlloc, LoadsAreHoistedUntilAStoreThatMayAlias) {
+  Module m = parse_kernel(R"(	.reg .b32 %r<9>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_p];
+	mov.u32 %r1, %tid.x;
+	add.s32 %r3, %r1, 1;
+	mul.lo.s32 %r4, %r3, %r3;
+	ld.global.u32 %r5, [%rd1+4];
+	st.shared.u32 [%r4], %r1;
+	ld.global.u32 %r2, [%rd1+8];
+	st.global.u32 [%rd1+12], %r4;
+	ld.global.u32 %r6, [%rd1+16];
+	add.s32 %r7, %r5, %r2;
+	add.s32 %r8, %r7, %r6;
+	st.global.u32 [%rd1], %r8;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  RegAllocOptions opt;
+  opt.hoist_loads = true;
+  const RegAlloc a = allocate_registers(k, opt);
+  EXPECT_EQ(a.hoisted_loads, 2u);  // %r5 and %r2 up to just after ld.param; %r6 stays
+  EXPECT_EQ(name_of(k, a, "%rd1"), "R0:R1");
+  EXPECT_EQ(name_of(k, a, "%r1"), "R2");
+  EXPECT_EQ(name_of(k, a, "%r2"), "R3");  // live from instruction 1, like %r1
+  EXPECT_EQ(name_of(k, a, "%r5"), "R4");
+  EXPECT_EQ(name_of(k, a, "%r3"), "R5");
+  EXPECT_EQ(name_of(k, a, "%r6"), "R2");  // not hoisted over the global store
+  EXPECT_THAT(a.live_in, ElementsAre(0, 4, 5, 6, 6, 6, 5, 5, 4, 5, 4, 3, 0));
+  EXPECT_EQ(a.count, 6u);
+  EXPECT_EQ(check_allocation(k, a), "");
+  EXPECT_EQ(allocate_registers(k).count, 5u);  // as written
+  // The pressure bound: %r5 still rises to instruction 1 (at most 5 live on the way), %r2
+  // would make 6 live before the shared store and stays.
+  opt.hoist_pressure = 5;
+  const RegAlloc b = allocate_registers(k, opt);
+  EXPECT_EQ(b.hoisted_loads, 1u);
+  EXPECT_THAT(b.live_in, ElementsAre(0, 3, 4, 5, 5, 5, 4, 5, 4, 5, 4, 3, 0));
+  EXPECT_EQ(b.count, 5u);
+  EXPECT_EQ(check_allocation(k, b), "");
+}
+
+// Calling convention: values live across a call take registers above what the callee
+// clobbers (its own count, R1 included), and the caller's count includes the callee's.
+TEST(PtxRegAlloc, ValuesLiveAcrossACallAvoidTheCalleesRegisters) {
+  Module m = parse(R"(.func (.param .b32 ret) f(.param .b32 a)
+{
+	.reg .b32 %r<5>;
+	ld.param.u32 %r1, [a];
+	mul.lo.s32 %r2, %r1, %r1;
+	add.s32 %r3, %r2, %r1;
+	mul.lo.s32 %r4, %r3, %r2;
+	st.param.b32 [ret], %r4;
+	ret;
+}
+.visible .entry k(.param .u64 k_p)
+{
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_p];
+	mov.u32 %r1, %tid.x;
+	{
+	.param .b32 pa;
+	st.param.b32 [pa], %r1;
+	.param .b32 pr;
+	call.uni (pr), f, (pa);
+	ld.param.b32 %r2, [pr];
+	}
+	add.s32 %r3, %r2, %r1;
+	st.global.u32 [%rd1], %r3;
+	ret;
+}
+)");
+  const std::vector<RegAlloc> all = allocate_module(m, RegAllocOptions::sass(75));
+  const Function& f = fn(m, "f");
+  const Function& k = fn(m, "k");
+  auto index = [&](const std::string& name) {
+    for (size_t i = 0; i < m.funcs.size(); ++i)
+      if (m.funcs[i].name == name) return i;
+    throw std::runtime_error("no function " + name);
+  };
+  const RegAlloc& af = all[index("f")];
+  const RegAlloc& ak = all[index("k")];
+  EXPECT_EQ(af.count, 3u);  // R0, R2 and the stack pointer R1
+  EXPECT_EQ(name_of(f, af, "%r2"), "R2");
+  EXPECT_EQ(ak.call_clobber, 3u);
+  EXPECT_EQ(name_of(k, ak, "%r1"), "R3");      // live across the call: above R0..R2
+  EXPECT_EQ(name_of(k, ak, "%rd1"), "R4:R5");  // aligned pair above it
+  EXPECT_EQ(name_of(k, ak, "%r2"), "R0");      // defined after the call: anywhere
+  EXPECT_EQ(ak.count, 6u);
+  EXPECT_EQ(check_allocation(k, ak), "");
+  // Without the convention the kernel needs 4 registers (and 5 with R1).
+  EXPECT_EQ(allocate_registers(k).count, 4u);
+  // A declaration (vprintf, malloc) clobbers extern_clobber registers.
+  RegAllocOptions opt = RegAllocOptions::sass(75);
+  opt.callee_clobber.assign(m.funcs.size(), 7);
+  EXPECT_EQ(name_of(k, allocate_registers(k, opt), "%r1"), "R7");
+}
+
+// Spilling: above the cap the value with the fewest uses per instruction of live range goes
+// to local memory, reloaded before each use and stored after its definition.
+TEST(PtxRegAlloc, OverTheCapTheLongestLeastUsedValueIsSpilled) {
+  Module m = parse_kernel(R"(	.reg .b32 %r<8>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_p];
+	mov.u32 %r1, %tid.x;
+	add.s32 %r2, %r1, 1;
+	add.s32 %r3, %r1, 2;
+	add.s32 %r4, %r2, %r3;
+	add.s32 %r5, %r4, %r2;
+	add.s32 %r6, %r5, %r3;
+	add.s32 %r7, %r6, %r1;
+	st.global.u32 [%rd1], %r7;
+	ret;
+)");
+  const Function& k = fn(m, "k");
+  EXPECT_EQ(allocate_registers(k).count, 6u);
+  RegAllocOptions opt;
+  opt.cap = 4;
+  opt.spill = true;
+  const RegAlloc a = allocate_registers(k, opt);
+  EXPECT_EQ(a.count, 4u);
+  EXPECT_FALSE(a.over_cap);
+  EXPECT_EQ(a.spilled, 1u);
+  EXPECT_EQ(a.spill_bytes, 8u);
+  const ArchReg& rd1 = a.regs[reg_id(k, "%rd1")];
+  EXPECT_EQ(rd1.home, RegHome::spill);
+  EXPECT_EQ(rd1.spill_offset, 0);
+  EXPECT_EQ(arch_reg_name(rd1), "L0>R0:R1");  // its temporary at the two instructions
+  EXPECT_THAT(a.spill_stores, ElementsAre(2, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+  EXPECT_THAT(a.spill_loads, ElementsAre(0, 0, 0, 0, 0, 0, 0, 0, 2, 0));
+  EXPECT_EQ(name_of(k, a, "%r1"), "R0");  // reuses the temporary's register in between
+  EXPECT_EQ(check_allocation(k, a), "");
+  // Spilling off: reported, not spilled.
+  opt.spill = false;
+  EXPECT_TRUE(allocate_registers(k, opt).over_cap);
+}
+
+// Constant-bank operands (an option of the SASS model): a parameter only ALU instructions
+// read stays in the bank; one a memory instruction needs as an address gets a register.
+TEST(PtxRegAlloc, ConstantOperandsStayInTheBankUnlessARegisterIsNeeded) {
+  Module m = parse(R"(.visible .entry k(.param .u64 k_p, .param .u32 k_n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<5>;
+	.reg .b64 %rd<5>;
+	ld.param.u64 %rd1, [k_p];
+	ld.param.u32 %r1, [k_n];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r2, %tid.x;
+	setp.ge.u32 %p1, %r2, %r1;
+	@%p1 bra DONE;
+	mul.wide.u32 %rd3, %r2, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	add.s32 %r3, %r2, %r1;
+	st.global.u32 [%rd4], %r3;
+	st.global.u32 [%rd2], %r3;
+DONE:
+	ret;
+}
+)");
+  const Function& k = fn(m, "k");
+  RegAllocOptions opt;
+  opt.constant_operands = true;
+  const RegAlloc a = allocate_registers(k, opt);
+  EXPECT_EQ(a.regs[reg_id(k, "%r1")].home, RegHome::constant);  // setp, add: ALU operands
+  EXPECT_EQ(arch_reg_name(a.regs[reg_id(k, "%r1")]), "c");
+  // %rd2 is a store's address: loaded from the bank into a register once (MOV R, c[..]);
+  // the parameter itself needs none.
+  EXPECT_EQ(a.regs[reg_id(k, "%rd2")].home, RegHome::reg);
+  EXPECT_EQ(a.regs[reg_id(k, "%rd1")].home, RegHome::constant);
+  EXPECT_EQ(a.constants, 2u);
+  EXPECT_EQ(a.count, allocate_registers(k).count - 1);
+  EXPECT_EQ(check_allocation(k, a), "");
+}
+
 TEST(PtxRegAlloc, V4LoadGetsFourConsecutiveAlignedRegisters) {
   Module m = parse_kernel(R"(	.reg .f32 %f<7>;
 	.reg .b64 %rd<2>;
@@ -445,6 +625,23 @@ int check_ptx_dir(const std::string& dir, bool skip_unparsable) {
         if (!skip_unparsable) ADD_FAILURE() << e.path() << ": " << ex.what();
         continue;
       }
+    }
+    // The SASS model (hoisting, calls, R1), with constant-bank operands, and with spilling
+    // forced by a small cap: every allocation must still preserve every value.
+    RegAllocOptions with_constants = RegAllocOptions::sass(75),
+                    tight = RegAllocOptions::sass(75, 12);
+    with_constants.constant_operands = true;
+    const std::vector<RegAlloc> sass = allocate_module(m, RegAllocOptions::sass(75)),
+                                sass_c = allocate_module(m, with_constants),
+                                sass_t = allocate_module(m, tight);
+    for (size_t fi = 0; fi < m.funcs.size(); ++fi) {
+      const Function& f = m.funcs[fi];
+      if (!f.defined) continue;
+      SCOPED_TRACE(e.path().string() + " " + f.name);
+      EXPECT_EQ(check_allocation(f, sass[fi]), "") << "SASS model";
+      EXPECT_EQ(check_allocation(f, sass_c[fi]), "") << "constant operands";
+      EXPECT_EQ(check_allocation(f, sass_t[fi]), "") << "spilled to 12 registers";
+      EXPECT_TRUE(sass_t[fi].count <= 12 || sass_t[fi].over_cap);
     }
     for (const Function& f : m.funcs) {
       if (!f.defined) continue;
