@@ -126,6 +126,9 @@ struct Program {
   // The register-allocation checker's alias copies (func/regcheck.h), built on first use by a
   // launch with DeviceOptions::regalloc_check.
   mutable std::shared_ptr<const struct RegAliases> reg_aliases;
+  // Architectural register numbers for the timing model (func/regcheck.h build_arch_map),
+  // built on first use by a timing launch with sm.register_numbering = architectural.
+  mutable std::shared_ptr<const struct ArchRegMap> arch_map;
   // Compiler last-use bits per PC (bit k: DInst::src[k] is read for the last time), built on
   // first use by the register-file cache (ext/rfc/last_use.h).
   mutable std::shared_ptr<const std::vector<uint8_t>> last_use;

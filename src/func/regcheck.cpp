@@ -15,8 +15,11 @@ std::unique_ptr<RegAliases> build_reg_aliases(
     const Program& p, const std::function<void(const ptx::Function&, ptx::RegAlloc&)>& tweak) {
   auto out = std::make_unique<RegAliases>();
   std::vector<std::vector<AliasCopy>> per_pc(p.code.size());
+  std::vector<uint32_t> roots;
+  for (const ProgFunction& pf : p.funcs)
+    if (!pf.builtin) roots.push_back(pf.module_func);
   const std::vector<ptx::RegAlloc> all =
-      ptx::allocate_module(*p.ir, ptx::RegAllocOptions::sass(ptx_target_sm(*p.ir)));
+      ptx::allocate_module(*p.ir, ptx::RegAllocOptions::sass(ptx_target_sm(*p.ir)), roots);
   for (const ProgFunction& pf : p.funcs) {
     if (pf.builtin || pf.reg_slot.empty()) continue;
     const ptx::Function& f = p.ir->funcs[pf.module_func];
@@ -124,6 +127,82 @@ void apply_reg_aliases(const RegAliases& a, Warp& w, uint32_t pc, LaneMask lanes
       to[l] = v;
     }
   }
+}
+
+std::shared_ptr<const ArchRegMap> build_arch_map(const Program& p, uint32_t cap) {
+  auto out = std::make_shared<ArchRegMap>();
+  out->cap = cap;
+  out->pc.resize(p.code.size());
+  out->count.assign(p.funcs.size(), 0);
+  out->spilled.assign(p.funcs.size(), 0);
+  ptx::RegAllocOptions opt = ptx::RegAllocOptions::sass(ptx_target_sm(*p.ir), cap);
+  // .maxnreg lowers the cap of its function (allocate_module takes one cap: allocate those
+  // again below).
+  std::vector<uint32_t> roots;
+  for (const ProgFunction& pf : p.funcs)
+    if (!pf.builtin) roots.push_back(pf.module_func);
+  std::vector<ptx::RegAlloc> all = ptx::allocate_module(*p.ir, opt, roots);
+  for (size_t fi = 0; fi < p.funcs.size(); ++fi) {
+    const ProgFunction& pf = p.funcs[fi];
+    if (pf.builtin || pf.reg_slot.empty()) continue;
+    const ptx::Function& f = p.ir->funcs[pf.module_func];
+    ptx::RegAlloc& a = all[pf.module_func];
+    if (f.maxnreg && f.maxnreg < cap) {
+      ptx::RegAllocOptions o = opt;
+      o.cap = f.maxnreg;
+      o.callee_clobber.clear();
+      a = ptx::allocate_registers(f, o);
+    }
+    out->count[fi] = a.count;
+    out->spilled[fi] = a.spilled;
+    out->max_spill_bytes = std::max(out->max_spill_bytes, a.spill_bytes);
+    std::vector<int32_t> reg_of_slot(pf.nregs, -1);
+    for (uint32_t r = 0; r < f.regs.size(); ++r)
+      if (!f.regs[r].is_pred()) reg_of_slot[pf.reg_slot[r]] = int32_t(r);
+    auto arch = [&](uint16_t slot, ArchOperand& o) {
+      if (slot >= kPredSlotBase || slot >= reg_of_slot.size() || reg_of_slot[slot] < 0)
+        return false;
+      const ptx::ArchReg& ar = a.regs[size_t(reg_of_slot[slot])];
+      if (ar.base < 0) return false;  // a constant-bank value read in place
+      o.reg = uint16_t(ar.base);
+      o.width = ar.width;
+      return true;
+    };
+    for (uint32_t pc = pf.begin; pc < pf.end && pc < p.code.size(); ++pc) {
+      const DInst& d = p.code[pc];
+      ArchPc& ap = out->pc[pc];
+      for (unsigned i = 0; i < d.nsrc; ++i) {
+        ArchOperand o;
+        if (!arch(d.src[i], o)) continue;
+        ap.src[ap.nsrc++] = o;
+        const ptx::ArchReg& ar = a.regs[size_t(reg_of_slot[d.src[i]])];
+        if (ar.home == ptx::RegHome::spill && ap.nreload < 4) {
+          bool dup = false;
+          for (unsigned k = 0; k < ap.nreload; ++k) dup = dup || ap.reload[k].reg == o.reg;
+          if (!dup) {
+            if (!ap.nreload) ap.reload_offset = uint32_t(ar.spill_offset);
+            ap.reload[ap.nreload++] = o;
+          }
+        }
+      }
+      for (unsigned i = 0; i < d.ndst; ++i) {
+        ArchOperand o;
+        if (!arch(d.dst[i], o)) continue;
+        ap.dst[ap.ndst++] = o;
+        const ptx::ArchReg& ar = a.regs[size_t(reg_of_slot[d.dst[i]])];
+        if (ar.home == ptx::RegHome::spill && ap.nstore < 4) {
+          if (!ap.nstore) ap.store_offset = uint32_t(ar.spill_offset);
+          ap.store[ap.nstore++] = o;
+        }
+      }
+      const size_t ip = d.in && !f.insts.empty() ? size_t(d.in - f.insts.data()) : SIZE_MAX;
+      if (!a.spill_loads.empty() && ip < a.spill_loads.size()) {
+        ap.reload_words = ap.nreload ? a.spill_loads[ip] : 0;
+        ap.store_words = ap.nstore ? a.spill_stores[ip] : 0;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace simtlab::func

@@ -52,4 +52,38 @@ std::unique_ptr<RegAliases> build_reg_aliases(
 /// After the instruction at `pc` wrote its destinations on `lanes` of `w`'s current frame.
 void apply_reg_aliases(const RegAliases& a, Warp& w, uint32_t pc, LaneMask lanes);
 
+// ---- Architectural register numbers per instruction (the timing model's
+// sm.register_numbering = architectural). No timing here: which registers each decoded
+// instruction reads and writes under the allocation, and the spill traffic around it.
+
+struct ArchOperand {
+  uint16_t reg = 0;   // first architectural R register
+  uint8_t width = 1;  // consecutive 32-bit registers
+};
+
+struct ArchPc {
+  // In DInst::src / DInst::dst order, value operands only (predicates keep their slots):
+  // registers read and written (a spilled value: its temporary).
+  uint8_t nsrc = 0, ndst = 0;
+  ArchOperand src[8], dst[4];
+  // Spill traffic: a reload (local load) before the instruction writes `reload`, a store
+  // after it reads `store`; words per thread, from/to the spill slot at `*_offset` bytes.
+  uint8_t nreload = 0, nstore = 0;
+  ArchOperand reload[4], store[4];
+  uint8_t reload_words = 0, store_words = 0;
+  uint32_t reload_offset = 0, store_offset = 0;
+};
+
+struct ArchRegMap {
+  std::vector<ArchPc> pc;         // per Program::code PC
+  std::vector<uint32_t> count;    // per Program::funcs: allocated R registers
+  std::vector<uint32_t> spilled;  // per Program::funcs: virtual registers spilled
+  uint32_t max_spill_bytes = 0;   // largest spill area of a function (bytes per thread)
+  uint32_t cap = 0;
+};
+
+/// The SASS-model allocation (as build_reg_aliases) of every function with at most `cap`
+/// registers (a function's .maxnreg when lower), as per-PC architectural operands.
+std::shared_ptr<const ArchRegMap> build_arch_map(const Program& p, uint32_t cap);
+
 }  // namespace simtlab::func

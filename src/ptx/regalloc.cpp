@@ -230,6 +230,8 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
     }
     return c;
   };
+  // Never hoist into spilling: the budget is at most the cap.
+  const uint32_t pressure = std::min(opt.hoist_pressure, opt.cap);
   for (size_t bi = 0; bi < f.blocks.size(); ++bi) {
     const BasicBlock& b = f.blocks[bi];
     BitSet live = L.blocks.out[bi];
@@ -332,7 +334,7 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
         uint32_t h = i;
         while (h > b.first) {
           const Instruction& p = f.insts[h - 1];
-          if (blocks_hoist(p, ld) || A.live_in[h - 1] + w > opt.hoist_pressure) break;
+          if (blocks_hoist(p, ld) || A.live_in[h - 1] + w > pressure) break;
           inst_defs(p, pd);
           inst_uses(p, pu);
           bool dep = false;
@@ -674,7 +676,8 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
   RegAlloc A = allocate_with_homes(f, opt, home, opt.spill ? &walk : nullptr);
   // Spill the cheapest values (fewest definitions and uses per instruction live) until the
   // count fits, a round at a time.
-  for (int round = 0; opt.spill && A.count > opt.cap && round < 256; ++round) {
+  uint32_t best = A.count, stuck = 0;
+  for (int round = 0; opt.spill && A.count > opt.cap && round < 256 && stuck < 3; ++round) {
     std::vector<std::pair<double, uint32_t>> cand;
     for (uint32_t r = 0; r < nr; ++r) {
       if (home[r] != RegHome::reg || A.regs[r].pred || A.regs[r].base < 0 || A.regs[r].width > 2 ||
@@ -691,6 +694,13 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       if (freed >= (A.count - opt.cap + 1) / 2) break;
     }
     A = allocate_with_homes(f, opt, home, &walk);
+    // Temporaries can keep a function above a very small cap: stop when rounds stop helping.
+    if (A.count < best) {
+      best = A.count;
+      stuck = 0;
+    } else {
+      ++stuck;
+    }
   }
   // Spill slots and per-instruction traffic.
   std::vector<uint32_t> uses, defs;
@@ -725,7 +735,8 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
   return A;
 }
 
-std::vector<RegAlloc> allocate_module(const Module& m, const RegAllocOptions& opt) {
+std::vector<RegAlloc> allocate_module(const Module& m, const RegAllocOptions& opt,
+                                      const std::vector<uint32_t>& roots) {
   const size_t nf = m.funcs.size();
   std::vector<RegAlloc> out(nf);
   RegAllocOptions o = opt;
@@ -753,8 +764,13 @@ std::vector<RegAlloc> allocate_module(const Module& m, const RegAllocOptions& op
     o.callee_clobber[fi] = out[fi].count;
     state[fi] = 2;
   };
-  for (uint32_t i = 0; i < nf; ++i)
-    if (m.funcs[i].defined && state[i] == 0) visit(i);
+  if (roots.empty()) {
+    for (uint32_t i = 0; i < nf; ++i)
+      if (m.funcs[i].defined && state[i] == 0) visit(i);
+  } else {
+    for (uint32_t i : roots)
+      if (i < nf && m.funcs[i].defined && state[i] == 0) visit(i);
+  }
   return out;
 }
 

@@ -137,7 +137,9 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt = {});
 /// Allocate every defined function of `m` callees first, each call clobbering its callee's
 /// count (opt.callee_clobber is computed here). Result indexed like Module::funcs (empty
 /// RegAlloc for declarations).
-std::vector<RegAlloc> allocate_module(const Module& m, const RegAllocOptions& opt = {});
+/// `roots` (Module::funcs indices), when given, limits it to those and their callees.
+std::vector<RegAlloc> allocate_module(const Module& m, const RegAllocOptions& opt = {},
+                                      const std::vector<uint32_t>& roots = {});
 
 /// "R4", "R4:R5" (pair), "R4..R7" (wider), "P2", or "-" when unallocated.
 std::string arch_reg_name(const ArchReg& r);

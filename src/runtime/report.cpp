@@ -188,7 +188,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     json gpu = k.stats;
     gpu.erase("trace_events");
     json extra = json::object();
-    for (const char* key : {"start_cycle", "end_cycle", "occupancy", "attribution"})
+    for (const char* key : {"start_cycle", "end_cycle", "occupancy", "attribution", "registers"})
       if (gpu.contains(key)) {
         extra[key] = gpu[key];
         gpu.erase(key);
@@ -197,6 +197,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     if (gpu_out) *gpu_out = gpu;
     e["occupancy"] = extra.value("occupancy", json::object());
     if (extra.contains("attribution")) e["attribution"] = std::move(extra["attribution"]);
+    if (extra.contains("registers")) e["registers"] = std::move(extra["registers"]);
     if (gpu.contains("intervals")) {
       e["intervals"] = std::move(gpu["intervals"]);
       gpu.erase("intervals");

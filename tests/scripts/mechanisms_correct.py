@@ -16,6 +16,8 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   swl          swl.warps=8
   dyncta       dyncta.enable=true
   attribution  sim.per_pc_stats=true (per-instruction statistics, issue #20)
+  arch_regs    sm.register_numbering=architectural (issue #14)
+  arch_spill   the same with sm.max_regs_per_thread=16 (spill reloads and stores)
 """
 import argparse
 import concurrent.futures as cf
@@ -33,6 +35,8 @@ MECHS = {
     "swl": ([], ["swl.warps=8"]),
     "dyncta": ([], ["dyncta.enable=true"]),
     "attribution": ([], ["sim.per_pc_stats=true"]),
+    "arch_regs": ([], ["sm.register_numbering=architectural"]),
+    "arch_spill": ([], ["sm.register_numbering=architectural", "sm.max_regs_per_thread=16"]),
 }
 
 
@@ -68,6 +72,7 @@ def main():
     ap.add_argument("workloads")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--only", default="")
+    ap.add_argument("--mechanisms", default="", help="comma-separated subset of the mechanisms")
     a = ap.parse_args()
     a.simtlab = os.path.abspath(a.simtlab)
     only = set(filter(None, a.only.split(",")))
@@ -81,6 +86,8 @@ def main():
             if only and f not in only:
                 continue
             for m in MECHS:
+                if a.mechanisms and m not in a.mechanisms.split(","):
+                    continue
                 jobs.append((kind, p, m))
     bad = 0
     with cf.ThreadPoolExecutor(a.j) as ex:

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "func/executor.h"
+#include "func/regcheck.h"
 #include "stats/writers.h"
 #include "timing/mem_backend.h"
 
@@ -248,6 +249,16 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
     r->pcs = std::make_unique<PcStats>(k.code.size());
     r->ctx.pcs = r->pcs.get();
   }
+  if (p_.sm.register_numbering == "architectural") {
+    // The SASS-model allocation (func/regcheck.h), cached on the program per cap.
+    const uint32_t cap = std::min<uint32_t>(p_.sm.max_regs_per_thread, 255);
+    if (!k.arch_map || k.arch_map->cap != cap) k.arch_map = func::build_arch_map(k, cap);
+    r->ctx.arch = k.arch_map.get();
+    r->ctx.spill_area = uint32_t((L.local_bytes_per_thread + 7) / 8 * 8);
+    r->ctx.arch_local_bytes = k.arch_map->max_spill_bytes
+                                  ? r->ctx.spill_area + k.arch_map->max_spill_bytes
+                                  : L.local_bytes_per_thread;
+  }
   for (auto& s : sms_) s->begin_kernel(&dev.memory());
   mem_->update_stats();
   r->before = stats::snapshot(root_);
@@ -296,6 +307,18 @@ void Gpu::fill_result(Running& r, uint64_t now) {
                     {"shared_per_cta", r.needs.shared},
                     {"regs_per_cta", r.needs.regs}};
   if (r.pcs) j["attribution"] = pc_stats_json(*r.pcs, k);
+  if (const func::ArchRegMap* am = r.ctx.arch) {
+    uint32_t entry = 0, spilled = 0, most = 0;
+    for (size_t i = 0; i < k.funcs.size(); ++i) {
+      if (k.funcs[i].module_func == k.kernel_func) entry = am->count[i];
+      spilled += am->spilled[i];
+      most = std::max(most, am->count[i]);
+    }
+    j["registers"] = {
+        {"numbering", "architectural"},   {"allocated", entry},
+        {"allocated_max_function", most}, {"cap", am->cap},
+        {"spilled_values", spilled},      {"spill_bytes_per_thread", am->max_spill_bytes}};
+  }
   if (trace_) {
     if (running_.size() == 1) trace_->flush(now);
     trace_->kernel(k.name, r.start, now);

@@ -26,6 +26,7 @@ struct InFlight {
   uint8_t read_bank[8] = {};
   uint8_t ndst = 0;  // registers released at writeback (absolute indices)
   uint32_t dst[4] = {};
+  uint8_t dst_w[4] = {1, 1, 1, 1};  // consecutive registers from dst[i] (architectural pairs)
   bool dst_pred[4] = {};
   uint32_t lanes = 0;         // active lanes (thread instructions)
   uint32_t local_bytes = 0;   // per-thread local memory of its kernel (address interleaving)

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "ext/rfc/last_use.h"
 #include "ext/rfc/rfc.h"
+#include "func/regcheck.h"
 #include "timing/sm/sm.h"
 #include "timing/trace.h"
 
@@ -39,6 +40,108 @@ bool Sm::hazard(const WarpSlot& w, const func::DInst& d) const {
   return false;
 }
 
+// The scoreboard check on architectural numbers (sm.register_numbering = architectural):
+// every 32-bit register of each value operand; predicates keep their slots.
+bool Sm::hazard_arch(const WarpSlot& w, const func::DInst& d, const func::ArchPc& ap) const {
+  const func::Frame& fr = w.fw->frame();
+  auto pend = [&](const func::ArchOperand& o) {
+    for (uint32_t k = 0; k < o.width; ++k) {
+      const uint32_t a = fr.reg_base + o.reg + k;
+      if (a < w.pend_reg.size() && w.pend_reg[a]) return true;
+    }
+    return false;
+  };
+  for (unsigned i = 0; i < ap.nsrc; ++i)
+    if (pend(ap.src[i])) return true;
+  for (unsigned i = 0; i < ap.ndst; ++i)
+    if (pend(ap.dst[i])) return true;
+  auto pred = [&](uint16_t s) {
+    if (s < func::kPredSlotBase) return false;
+    const uint32_t a = fr.pred_base + (s - func::kPredSlotBase);
+    return a < w.pend_pred.size() && w.pend_pred[a];
+  };
+  for (unsigned i = 0; i < d.nsrc; ++i)
+    if (pred(d.src[i])) return true;
+  for (unsigned i = 0; i < d.ndst; ++i)
+    if (pred(d.dst[i])) return true;
+  if (p_.scoreboard_entries && w.pending_writes + d.ndst > p_.scoreboard_entries) return true;
+  return false;
+}
+
+// A spill reload before the instruction at `pc`, or the spill store owed after it, issued as
+// a local-memory LD/ST warp instruction of its own (as ptxas's LDL/STL): it takes an issue
+// slot, a collector and the LD/ST unit; the reload's registers are pending until the data
+// returns, and the store reads its registers from the banks.
+Stall Sm::issue_spill(WarpSlot& w, KernelCtx& kc, uint32_t pc, bool store, uint64_t now,
+                      bool* issued) {
+  const func::ArchPc& ap = kc.arch->pc[pc];
+  const uint32_t base = store ? w.spill_reg_base : w.fw->frame().reg_base;
+  const func::ArchOperand* ops = store ? ap.store : ap.reload;
+  const unsigned n = store ? ap.nstore : ap.nreload;
+  for (unsigned i = 0; i < n; ++i)
+    for (uint32_t k = 0; k < ops[i].width; ++k) {
+      const uint32_t a = base + ops[i].reg + k;
+      if (a < w.pend_reg.size() && w.pend_reg[a]) return Stall::scoreboard;
+    }
+  if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+  const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(UnitKind::ldst)]);
+  if (waiting_dispatch_[size_t(UnitKind::ldst)] >= cap) return Stall::mem_pipeline;
+  const func::DInst& d = kc.launch->prog->code[pc];
+  InFlight f;
+  f.w = &w;
+  f.d = &d;
+  f.unit = UnitKind::ldst;
+  f.age = issue_seq_++;
+  f.issue_cycle = now;
+  f.local_bytes = kc.arch_local_bytes;
+  f.lanes = store ? w.spill_lanes : w.fw->active();
+  func::WarpInstRecord r;
+  r.inst = &d;
+  r.pc = pc;
+  r.active = r.exec = f.lanes;
+  r.space = func::MemSpace::local;
+  (store ? r.is_store : r.is_load) = true;
+  const uint32_t words = store ? ap.store_words : ap.reload_words;
+  r.access_size = uint8_t(std::min<uint32_t>(16, 4 * words));
+  const Addr a = kc.spill_area + (store ? ap.store_offset : ap.reload_offset);
+  for (LaneMask m = f.lanes; m; m &= m - 1) r.addr[unsigned(__builtin_ctz(m))] = a;
+  for (unsigned i = 0; i < n; ++i)
+    for (uint32_t k = 0; k < ops[i].width; ++k) {
+      const uint32_t reg = base + ops[i].reg + k;
+      if (store) {
+        if (f.nreads < 8) f.read_bank[f.nreads++] = uint8_t(bank_of(reg, w.slot));
+        continue;
+      }
+      if (reg >= w.pend_reg.size()) w.pend_reg.resize(reg + 1, 0);
+      ++w.pend_reg[reg];
+    }
+  if (!store)
+    for (unsigned i = 0; i < n && f.ndst < 4; ++i) {
+      f.dst[f.ndst] = base + ops[i].reg;
+      f.dst_w[f.ndst] = ops[i].width;
+      f.dst_pred[f.ndst] = false;
+      ++f.ndst;
+      ++w.pending_writes;
+    }
+  ++(store ? *spill_stores_ : *spill_reloads_);
+  *spill_words_ += words;
+  if (store)
+    w.spill_store_pc = WarpSlot::kNoPc;
+  else
+    w.reloaded_pc = pc;
+  ++w.inflight;
+  for (size_t i = 0; i < collectors_.size(); ++i) {
+    if (collectors_[i].w) continue;
+    collectors_[i] = f;
+    mem_recs_[i] = r;
+    ++collectors_busy_;
+    ++waiting_dispatch_[size_t(UnitKind::ldst)];
+    break;
+  }
+  *issued = true;
+  return Stall::issued;
+}
+
 template <bool kExt>
 Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   *issued = false;
@@ -53,11 +156,26 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
     w.ready_at = std::max(w.ready_at, now + p_.barrier_latency - 1);
   }
   if (now < w.ready_at) return Stall::barrier;
+  KernelCtx& kc = *w.cta->k;
+  const func::ArchPc* ap = nullptr;
+  if constexpr (kExt)
+    if (kc.arch && w.spill_store_pc != WarpSlot::kNoPc)
+      return issue_spill(w, kc, w.spill_store_pc, true, now, issued);
   if (w.ibuf == 0 || now < w.ibuf_ready) return w.redirect ? Stall::control : Stall::fetch;
   const uint32_t pc = fw.pc();
-  KernelCtx& kc = *w.cta->k;
   const func::DInst& d = kc.launch->prog->code[pc];
-  if (hazard(w, d)) return Stall::scoreboard;
+  if constexpr (kExt) {
+    if (kc.arch) {
+      ap = &kc.arch->pc[pc];
+      if (ap->reload_words && w.reloaded_pc != pc)
+        return issue_spill(w, kc, pc, false, now, issued);
+      if (hazard_arch(w, d, *ap)) return Stall::scoreboard;
+    } else if (hazard(w, d)) {
+      return Stall::scoreboard;
+    }
+  } else if (hazard(w, d)) {
+    return Stall::scoreboard;
+  }
   if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
   const UnitKind uk = unit_for(d.exec);
   const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
@@ -73,7 +191,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   f.unit = uk;
   f.age = issue_seq_++;
   f.issue_cycle = now;
-  f.local_bytes = kc.launch->local_bytes_per_thread;
+  f.local_bytes = kExt && kc.arch ? kc.arch_local_bytes : kc.launch->local_bytes_per_thread;
   if constexpr (kExt)
     if (kc.pcs) f.pcc = &kc.pcs->pc[pc];
   const UnitTiming& t = timing_for(d.exec);
@@ -81,7 +199,11 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   f.latency = t.latency + passes - 1;
   f.occupancy = t.interval * passes;
   const func::Frame fr = fw.frame();
-  if (kExt && rfc_) {
+  if (kExt && ap) {
+    for (unsigned i = 0; i < ap->nsrc; ++i)
+      for (uint32_t k = 0; k < ap->src[i].width && f.nreads < 8; ++k)
+        f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + ap->src[i].reg + k, w.slot));
+  } else if (kExt && rfc_) {
     // Register-file cache (src/ext/rfc): a hit needs no MRF bank; then the last-use bits.
     for (unsigned i = 0; i < d.nsrc && f.nreads < 8; ++i)
       if (d.src[i] < func::kPredSlotBase && !rfc_->read(w.slot, fr.reg_base + d.src[i]))
@@ -95,8 +217,21 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
       if (d.src[i] < func::kPredSlotBase)
         f.read_bank[f.nreads++] = uint8_t(bank_of(fr.reg_base + d.src[i], w.slot));
   }
+  if (kExt && ap) {
+    for (unsigned i = 0; i < ap->ndst; ++i) {
+      const uint32_t a = fr.reg_base + ap->dst[i].reg;
+      f.dst[f.ndst] = a;
+      f.dst_w[f.ndst] = ap->dst[i].width;
+      f.dst_pred[f.ndst] = false;
+      ++f.ndst;
+      if (a + ap->dst[i].width > w.pend_reg.size()) w.pend_reg.resize(a + ap->dst[i].width, 0);
+      for (uint32_t k = 0; k < ap->dst[i].width; ++k) ++w.pend_reg[a + k];
+      ++w.pending_writes;
+    }
+  }
   for (unsigned i = 0; i < d.ndst; ++i) {
     const bool pred = d.dst[i] >= func::kPredSlotBase;
+    if (kExt && ap && !pred) continue;  // value registers: architectural, above
     const uint32_t a =
         pred ? fr.pred_base + (d.dst[i] - func::kPredSlotBase) : fr.reg_base + d.dst[i];
     f.dst[f.ndst] = a;
@@ -117,8 +252,17 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   kc.cx.cycle = now;
   kc.cx.cta = w.cta->cta.get();
   func::step(kc.cx, fw, &rec_);
-  if constexpr (kExt)
+  if constexpr (kExt) {
     for (auto& q : policies_) q->on_issue(w, d);
+    if (ap) {
+      w.reloaded_pc = WarpSlot::kNoPc;
+      if (ap->store_words) {  // the spill store follows in this warp's next issue slot
+        w.spill_store_pc = pc;
+        w.spill_lanes = rec_.exec;
+        w.spill_reg_base = fr.reg_base;
+      }
+    }
+  }
   f.lanes = rec_.exec;
   if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
       (rec_.space == func::MemSpace::global || rec_.space == func::MemSpace::local ||
@@ -207,7 +351,7 @@ void Sm::charge_pc_slots(const PcSlot& ps, uint64_t k) {
 void Sm::issue(uint64_t now) {
   // The default path (no mechanism hooks, no per-instruction statistics) is compiled without
   // their bookkeeping: the hooks and the attribution cost it nothing when off.
-  if (policies_.empty() && !pc_stats_ && !rfc_)
+  if (policies_.empty() && !pc_stats_ && !rfc_ && !arch_regs_)
     issue_impl<false>(now);
   else
     issue_impl<true>(now);

@@ -94,6 +94,20 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   demote_long_only_ = p_.two_level_demote == "long_latency";
   last_reasons_.assign(p_.num_schedulers, Stall::idle);
   policies_ = make_sm_policies(p_, g_, *ldst_);
+  if (p_.register_numbering == "architectural") {
+    if (p_.rfc.enable)
+      throw UserError(
+          "rfc.enable works on virtual register numbers: it cannot be combined with "
+          "sm.register_numbering=architectural");
+    arch_regs_ = true;
+    stats::Group& ra = g_.child("regalloc");
+    spill_reloads_ = &ra.counter("spill_reloads", "warp instructions",
+                                 "Local-memory loads issued to reload spilled registers");
+    spill_stores_ = &ra.counter("spill_stores", "warp instructions",
+                                "Local-memory stores issued to spill registers");
+    spill_words_ = &ra.counter("spill_words", "thread words",
+                               "32-bit words moved by spill reloads and stores, per thread");
+  }
   port_->set_waiter(this);
   if (p_.rfc.enable) {  // register-file cache (src/ext/rfc): entries follow the active pool
     if (p_.scheduler != "two_level")
@@ -228,6 +242,7 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
       last_pc_.resize(scheds_.size());
     }
     w.pending_writes = 0;
+    w.reloaded_pc = w.spill_store_pc = WarpSlot::kNoPc;
     w.pending_long = 0;
     if (w.func_done) {
       retire_warp(w);

@@ -34,6 +34,11 @@
 #include "sim/sim.h"
 #include "stats/group.h"
 #include "timing/sm/inflight.h"
+
+namespace simtlab::func {
+struct ArchPc;
+struct ArchRegMap;
+}  // namespace simtlab::func
 #include "timing/sm/ldst.h"
 #include "timing/sm/pc_stats.h"
 #include "timing/sm/scheduler.h"
@@ -59,6 +64,10 @@ struct KernelCtx {
   uint64_t warp_insts = 0, thread_insts = 0;
   uint64_t ctas_done = 0;
   PcStats* pcs = nullptr;  // per-instruction counters (sim.per_pc_stats), null when off
+  // sm.register_numbering = architectural: per-PC architectural registers and spill traffic,
+  // and the per-thread local bytes including the spill area (null / 0 when virtual).
+  const func::ArchRegMap* arch = nullptr;
+  uint32_t arch_local_bytes = 0, spill_area = 0;
 };
 
 /// A CTA resident on an SM: its functional state and its share of the SM's resources.
@@ -133,6 +142,7 @@ class Sm : public sim::Component {
     uint32_t warp;  // slot
     uint8_t ndst;
     uint32_t dst[4];
+    uint8_t dst_w[4];
     bool dst_pred[4];
   };
   struct Unit {
@@ -142,6 +152,9 @@ class Sm : public sim::Component {
 
   UnitKind unit_for(ptx::ExecClass c) const;
   const UnitTiming& timing_for(ptx::ExecClass c) const;
+  bool hazard_arch(const WarpSlot& w, const func::DInst& d, const func::ArchPc& ap) const;
+  Stall issue_spill(WarpSlot& w, KernelCtx& kc, uint32_t pc, bool store, uint64_t now,
+                    bool* issued);
   uint32_t bank_of(uint32_t reg, uint32_t warp_slot) const {
     return (reg + warp_slot) % p_.num_reg_banks;
   }
@@ -240,6 +253,11 @@ class Sm : public sim::Component {
   stats::Counter& resident_warp_cycles_;
   stats::Counter& ctas_launched_;
   stats::Counter& bank_conflicts_;
+  // sm.register_numbering = architectural (group `regalloc`, only then).
+  bool arch_regs_ = false;
+  stats::Counter* spill_reloads_ = nullptr;
+  stats::Counter* spill_stores_ = nullptr;
+  stats::Counter* spill_words_ = nullptr;
   stats::Counter& divergent_branches_;
   stats::Vector& inst_classes_;
   stats::Counter& fetches_;

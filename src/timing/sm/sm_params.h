@@ -48,6 +48,7 @@ struct SmParams {
   uint32_t simd_width = 32;  // lanes per SP unit: a warp takes warp_size/simd_width passes
   uint32_t num_schedulers = 2;
   std::string scheduler = "gto";
+  std::string register_numbering = "virtual";
   uint32_t two_level_active = 6;
   std::string two_level_demote = "any";
   uint32_t ibuffer_entries = 2;
@@ -168,7 +169,8 @@ struct SmParams {
     d.param("max_regs_per_thread", max_regs_per_thread, "registers",
             "Most registers a thread can address. A kernel that wants more (its cubin was built "
             "for a larger GPU) or whose launch bounds cannot fit is simulated with what ptxas "
-            "would allocate for this GPU; the spill code it would add is not modelled",
+            "would allocate for this GPU; the spill code it would add is modelled only with "
+            "register_numbering = architectural",
             "CUDA C Programming Guide, technical specifications: 63 for compute capability 2.x")
         .range(1, 255);
     d.param("shared_bytes", shared_bytes, "bytes", "Shared memory per SM", t1).range(0, 1u << 24);
@@ -193,6 +195,15 @@ struct SmParams {
         .range(1, 8);
     d.param("scheduler", scheduler, "", "Warp scheduling policy", t1)
         .one_of({"lrr", "gto", "oldest", "two_level"});
+    d.param("register_numbering", register_numbering, "",
+            "Register numbers the register banks and the scoreboard see: virtual = PTX registers "
+            "in declaration order (one slot per register, as GPGPU-Sim's PTX mode); "
+            "architectural = the SASS-model allocation of src/ptx/regalloc.h (64-bit values in "
+            "two banks, values above max_regs_per_thread spilled to local memory with reloads "
+            "and stores issued as LD/ST instructions; stats group `regalloc`)",
+            "virtual: the numbering simtlab's presets were validated with; architectural: "
+            "issue #14, docs/registers.md")
+        .one_of({"virtual", "architectural"});
     d.param("two_level_active", two_level_active, "warps",
             "Active-pool size per scheduler of the two-level scheduler",
             "Gebhart et al. 2011 / GPGPU-Sim two_level_active:6")

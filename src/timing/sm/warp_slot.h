@@ -36,6 +36,12 @@ struct WarpSlot {
   // Per-instruction statistics only: of pend_reg, the writes a memory instruction will make
   // (scoreboard stalls split into memory vs ALU producers). Empty when sim.per_pc_stats is off.
   std::vector<uint16_t> pend_mem;
+  // sm.register_numbering = architectural: the PC whose spill reload has issued (its
+  // instruction issues next), and a spill store owed after the instruction at spill_store_pc
+  // (lanes and frame it executed with).
+  static constexpr uint32_t kNoPc = UINT32_MAX;
+  uint32_t reloaded_pc = kNoPc, spill_store_pc = kNoPc;
+  uint32_t spill_lanes = 0, spill_reg_base = 0;
   uint32_t pending_writes = 0;
   uint32_t pending_long = 0;  // global/local/texture loads in flight (two_level_demote)
   uint64_t insts = 0;

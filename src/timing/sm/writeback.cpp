@@ -17,6 +17,7 @@ void Sm::schedule_writeback(const InFlight& f, uint64_t cycle) {
   wb.ndst = f.ndst;
   for (unsigned i = 0; i < f.ndst; ++i) {
     wb.dst[i] = f.dst[i];
+    wb.dst_w[i] = f.dst_w[i];
     wb.dst_pred[i] = f.dst_pred[i];
   }
   if (cycle <= cycle_now_) {
@@ -43,6 +44,7 @@ void Sm::complete(const InFlight& f, uint64_t now) {
   wb.ndst = f.ndst;
   for (unsigned i = 0; i < f.ndst; ++i) {
     wb.dst[i] = f.dst[i];
+    wb.dst_w[i] = f.dst_w[i];
     wb.dst_pred[i] = f.dst_pred[i];
   }
   release(wb, now);
@@ -60,6 +62,10 @@ void Sm::release(const Writeback& wb, uint64_t now) {
       if (mrf >= 0) bank_busy_[bank_of(uint32_t(mrf), w.slot)] = 1;
     } else {
       bank_busy_[bank_of(wb.dst[i], w.slot)] = 1;
+    }
+    for (uint32_t k = 1; k < wb.dst_w[i]; ++k) {  // the rest of an architectural pair/quad
+      if (v[wb.dst[i] + k]) --v[wb.dst[i] + k];
+      bank_busy_[bank_of(wb.dst[i] + k, w.slot)] = 1;
     }
   }
   --w.inflight;

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "ptx/parser.h"
+#include "ptx/regalloc.h"
 #include "tests/unit/timing/timing_harness.h"
 
 namespace simtlab::testing {
@@ -117,6 +119,56 @@ TEST(SmTiming, RegisterBankConflictCostsOneCycle) {
   TimingRunner* r = nullptr;
   run_cycles(sets, kernel(10, conflict), 32, &r);
   EXPECT_EQ(r->sm0("reg_bank_conflicts"), 10u);
+}
+
+// sm.register_numbering = architectural: banks see the SASS-model registers. %r1, %r2 and
+// %r17 become R0, R2 and R3 (R1 is the stack pointer), so the virtual conflict of %r1/%r17
+// is gone and the chain runs at the ALU latency.
+TEST(SmTiming, ArchitecturalNumberingDecidesRegisterBankConflicts) {
+  const auto sets = base_sets(
+      {"sm.num_reg_banks=16", "sm.int_alu.latency=4", "sm.register_numbering=architectural"});
+  auto conflict = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r17;"); };
+  TimingRunner* r = nullptr;
+  const uint64_t c10 = run_cycles(sets, kernel(10, conflict), 32, &r);
+  EXPECT_EQ(r->sm0("reg_bank_conflicts"), 0u);
+  EXPECT_EQ(r->stats["sm[0]"]["regalloc"]["spill_reloads"]["value"].get<uint64_t>(), 0u);
+  EXPECT_EQ(run_cycles(sets, kernel(20, conflict)) - c10, 10u * 4);
+  // Virtual numbering has no `regalloc` group.
+  run_cycles(base_sets(), kernel(10, conflict), 32, &r);
+  EXPECT_FALSE(r->stats["sm[0]"].contains("regalloc"));
+}
+
+// Above max_regs_per_thread values are spilled: every reload and store is a local-memory
+// warp instruction of its own, counted in `regalloc`, and the kernel takes longer.
+TEST(SmTiming, SpilledRegistersIssueLocalLoadsAndStores) {
+  std::string body;
+  for (int k = 3; k < 15; ++k) body += fmt::format("add.s32 %r{}, %r1, {};", k + 20, k);
+  for (int k = 3; k < 15; ++k) body += fmt::format("add.s32 %r1, %r1, %r{};", k + 20);
+  const std::string ptx = kernel(1, [&](uint32_t) { return body; });
+  const auto arch = base_sets({"sm.register_numbering=architectural"});
+  TimingRunner* r = nullptr;
+  const uint64_t fits = run_cycles(arch, ptx, 32, &r);
+  EXPECT_EQ(r->stats["sm[0]"]["regalloc"]["spill_reloads"]["value"].get<uint64_t>(), 0u);
+  auto tight = arch;
+  tight.push_back("sm.max_regs_per_thread=8");
+  const uint64_t spilled = run_cycles(tight, ptx, 32, &r);
+  const auto& g = r->stats["sm[0]"]["regalloc"];
+  // The allocation decides how many: the same count as the PTX pass reports.
+  ptx::Module m = ptx::parse_module(ptx, "k.ptx");
+  const ptx::RegAlloc a =
+      ptx::allocate_registers(*m.find_function("k"), ptx::RegAllocOptions::sass(75, 8));
+  uint64_t reloads = 0, stores = 0, words = 0;
+  for (size_t i = 0; i < a.spill_loads.size(); ++i) {
+    reloads += a.spill_loads[i] != 0;
+    stores += a.spill_stores[i] != 0;
+    words += a.spill_loads[i] + a.spill_stores[i];
+  }
+  EXPECT_GT(a.spilled, 0u);
+  EXPECT_LE(a.count, 8u);
+  EXPECT_EQ(g["spill_reloads"]["value"].get<uint64_t>(), reloads);  // one warp, straight line
+  EXPECT_EQ(g["spill_stores"]["value"].get<uint64_t>(), stores);
+  EXPECT_EQ(g["spill_words"]["value"].get<uint64_t>(), words);
+  EXPECT_GT(spilled, fits + 100);  // at least one reload waits for the 100-cycle memory
 }
 
 TEST(SmTiming, ScoreboardHoldsRawHazardUntilWriteback) {
