@@ -1,10 +1,14 @@
 // The `simtlab ptx` subcommands: check, cfg, dump and regs (see add_ptx_commands).
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "base/error.h"
 #include "ptx/dump.h"
+#include "ptx/fatbin.h"
 #include "ptx/parser.h"
 #include "ptx/regalloc.h"
 #include "tools/commands.h"
@@ -67,7 +71,11 @@ void add_ptx_commands(CLI::App& app) {
   static std::string regs_file, regs_kernel;
   static bool regs_map = false;
   static uint32_t regs_cap = 255;
-  regs->add_option("file", regs_file, "PTX file")->required()->check(CLI::ExistingFile);
+  regs->add_option("file", regs_file,
+                   "PTX file, or a CUDA executable/fatbin (then ptxas's count from its cubin is "
+                   "printed next to the allocation)")
+      ->required()
+      ->check(CLI::ExistingFile);
   regs->add_option("--kernel,-k", regs_kernel, "kernel or function name (default: all)");
   regs->add_flag("--map", regs_map, "also list every virtual register's assignment");
   regs->add_option("--cap", regs_cap, "registers per thread above which the count is reported")
@@ -90,7 +98,27 @@ void add_ptx_commands(CLI::App& app) {
   regs->add_option("--sm", regs_sm, "target for the SASS model (default: the file's .target)")
       ->check(CLI::Range(10u, 200u));
   regs->callback([] {
-    ptx::Module m = load({regs_file});
+    // A CUDA executable (or fatbin/cubin): its PTX, and ptxas's counts from its cubins.
+    ptx::Module m;
+    std::map<std::string, uint32_t> cubin_regs;
+    std::ifstream probe(regs_file, std::ios::binary);
+    char magic[4] = {};
+    probe.read(magic, 4);
+    const bool binary =
+        (magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F') ||
+        (uint8_t(magic[0]) == 0x50 && uint8_t(magic[1]) == 0xed && uint8_t(magic[2]) == 0x55 &&
+         uint8_t(magic[3]) == 0xba);
+    if (binary) {
+      const auto entries = ptx::fatbin::from_host_binary(regs_file);
+      for (const auto& e : entries)
+        if (e.kind == ptx::fatbin::EntryKind::Elf)
+          for (const auto& k : ptx::fatbin::cubin_kernels(e.image)) cubin_regs[k.name] = k.regs;
+      for (const ptx::fatbin::Entry* e : ptx::fatbin::select_ptx(entries, 90))
+        ptx::add_translation_unit(m, e->ptx, regs_file);
+      ptx::finalize_module(m);
+    } else {
+      m = load({regs_file});
+    }
     std::vector<ptx::RegAlloc> all;
     if (regs_plain) {
       ptx::RegAllocOptions opt;
@@ -113,7 +141,10 @@ void add_ptx_commands(CLI::App& app) {
       const auto& f = m.funcs[i];
       if (!f.defined || (!regs_kernel.empty() && f.name != regs_kernel)) continue;
       found = true;
-      std::cout << ptx::format_allocation(f, all[i], regs_map);
+      std::string text = ptx::format_allocation(f, all[i], regs_map);
+      if (auto it = cubin_regs.find(f.name); it != cubin_regs.end())
+        text.insert(text.find('\n'), fmt::format("; ptxas (cubin): {} registers", it->second));
+      std::cout << text;
     }
     if (!found) {
       std::string names;
