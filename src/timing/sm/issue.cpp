@@ -133,6 +133,11 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   ++kc.warp_insts;
   kc.thread_insts += uint64_t(__builtin_popcount(rec_.active));
   ++inst_classes_[size_t(d.exec)];
+  if (power_) {  // power.enable (src/power): register operands and lane operations
+    unsigned writes = 0;
+    for (unsigned i = 0; i < f.ndst; ++i) writes += !f.dst_pred[i];
+    power_->on_issue(size_t(d.exec), unsigned(__builtin_popcount(rec_.exec)), f.nreads, writes);
+  }
   if (f.pcc) {
     ++f.pcc->execs;
     ++f.pcc->stalls[size_t(Stall::issued)];
