@@ -18,6 +18,7 @@ struct PowerParams {
   uint32_t imem_words = 0;
   uint32_t cmem_words = 0;
   uint32_t warp_width = 0;
+  uint32_t lanes = 0;
   uint32_t addr_bits = 0;
 
   void describe(config::Describer& d) {
@@ -61,6 +62,13 @@ struct PowerParams {
             "Warp width of the hardware modelled for area (thread masks, divergence-stack "
             "entries; 0 = sm.warp_size): seed 004's 64-SP point widens warps to 64",
             "assumption: the simulated warp size")
+        .max(1024);
+    d.param("lanes", lanes, "SPs",
+            "SPs per SM of the hardware modelled for area/power, with one register-file "
+            "partition and one shared-memory bank per SP (0 = sm.simd_width, "
+            "sm.num_reg_banks, sm.smem_banks): seed 004's 64-SP point, wider than simtlab's "
+            "32-thread warps, is modelled but not simulated",
+            "assumption: the simulated SIMD width")
         .max(1024);
     d.param("addr_bits", addr_bits, "bits",
             "Shared-memory word-address width of the conflict comparators (L_ADDR_WIDTH; 0 = "

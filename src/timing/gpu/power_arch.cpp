@@ -8,13 +8,13 @@ power::Arch power_arch(const GpuParams& p) {
   power::Arch a;
   const PowerParams& w = p.power;
   a.num_sms = p.gpu.num_sms;
-  a.lanes = p.sm.simd_width;
+  a.lanes = w.lanes ? w.lanes : p.sm.simd_width;
   a.warp_width = w.warp_width ? w.warp_width : p.sm.warp_size;
   a.num_warps = p.sm.num_warps;
-  a.rf_partitions = p.sm.num_reg_banks;
+  a.rf_partitions = w.lanes ? w.lanes : p.sm.num_reg_banks;
   a.registers = p.sm.registers;
   a.shared_words = p.sm.shared_bytes / 4;
-  a.smem_banks = p.sm.smem_banks;
+  a.smem_banks = w.lanes ? w.lanes : p.sm.smem_banks;
   a.addr_bits = w.addr_bits ? w.addr_bits
                             : uint32_t(std::ceil(std::log2(std::max<double>(a.shared_words, 2))));
   a.imem_words = w.imem_words ? w.imem_words : p.sm.l1i.size / 4;
