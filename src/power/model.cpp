@@ -182,6 +182,21 @@ void Model::build() {
     comps_.push_back({"icnt", false, ic, 0, ic});
     comps_.push_back({"dram", false, 0, 0, 0});  // off chip: energy only
   }
+  // The rest of a published die (die_mm2 > 0): logic the model has no structure for (FP and
+  // special-function units, texture, raster/ROP, memory controllers, I/O), charged as
+  // synthesised logic (always-on switching and leakage per um^2).
+  if (set_.c.count("die_mm2") && coef("die_mm2") > 0) {
+    double modeled = 0;
+    for (const auto& c : comps_) modeled += c.area_um2 * (c.per_sm ? a_.num_sms : 1);
+    const double rest =
+        std::max(0.0, coef("die_mm2") * 1e6 *
+                              std::pow(double(node_) / (set_.c.at("die_mm2").node_nm
+                                                            ? set_.c.at("die_mm2").node_nm
+                                                            : set_.node_nm),
+                                       2) -
+                          modeled);
+    comps_.push_back({"other", false, rest, 0, rest});
+  }
 }
 
 const Model::Component* Model::find(const std::string& n) const {
