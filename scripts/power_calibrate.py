@@ -75,9 +75,9 @@ def fit(names, held, target, get):
 
 def main():
     area = fit(["a_fixed", "a_lane", "a_pair_bit"], {}, AREA,
-               lambda j: j["area_mm2"]["sm"]["total"])
+               lambda j: j["area_mm2"]["sm"]["sum"])
     pw = fit(["e_clk_bit", "e_logic_um2"], area, POWER,
-             lambda j: j["peak"]["power_w"]["total"] / SMS)
+             lambda j: j["peak"]["power_w"]["sum"] / SMS)
     print("fitted:", {k: float(f"{v:.4g}") for k, v in {**area, **pw}.items()})
     print("| SP/SM | area/SM target | model | power/SM target | model | dSP/mm^2 seed | model "
           "| dW/SP seed | model | f_max MHz | limiter |")
@@ -87,8 +87,8 @@ def main():
     prev = None
     for i, n in enumerate(SPS):
         j = model(n, {**area, **pw})
-        a = j["area_mm2"]["sm"]["total"]
-        p = j["peak"]["power_w"]["total"] / SMS
+        a = j["area_mm2"]["sm"]["sum"]
+        p = j["peak"]["power_w"]["sum"] / SMS
         cp = j["critical_path"]
         d = r = ""
         if prev:

@@ -286,9 +286,9 @@ json Model::structure_json() const {
     leak[c.name] = leakage_w(c);
     tl += leakage_w(c);
   }
-  sm["total"] = ts;
-  chip["total"] = tc;
-  leak["total"] = tl;
+  sm["sum"] = ts;
+  chip["sum"] = tc;
+  leak["sum"] = tl;
   j["area_mm2"] = {{"sm", sm}, {"chip", chip}};
   j["leakage_w"] = leak;
   const CriticalPath p = critical_path();
@@ -376,16 +376,16 @@ json Model::evaluate(const Activity& x) const {
     ts += s;
     tl += l;
   }
-  ed["total"] = td;
-  es["total"] = ts;
-  lw["total"] = tl;
-  pd["total"] = seconds > 0 ? td / seconds : 0.0;
-  ps["total"] = tl;
+  ed["sum"] = td;
+  es["sum"] = ts;
+  lw["sum"] = tl;
+  pd["sum"] = seconds > 0 ? td / seconds : 0.0;
+  ps["sum"] = tl;
   json j = structure_json();
   j["seconds"] = seconds;
-  j["energy_j"] = {{"dynamic", ed}, {"static", es}, {"total", td + ts}};
+  j["energy_j"] = {{"dynamic", ed}, {"static", es}, {"sum", td + ts}};
   j["power_w"] = {
-      {"dynamic", pd}, {"static", ps}, {"total", seconds > 0 ? (td + ts) / seconds : 0.0}};
+      {"dynamic", pd}, {"static", ps}, {"sum", seconds > 0 ? (td + ts) / seconds : 0.0}};
   j["energy_j"]["clock"] = clock_total;
   double lane_ops = 0;
   for (const auto& [c, n] : x.lane_ops) lane_ops += n;
@@ -417,7 +417,7 @@ void finish_run(json& run, double seconds) {
   run["seconds"] = seconds;
   double td = 0, ts = 0;
   for (auto& [c, l] : run["leakage_w"].items()) {
-    if (c == "total") continue;
+    if (c == "sum") continue;
     const double d = run["energy_j"]["dynamic"].value(c, 0.0);
     run["energy_j"]["static"][c] = l.get<double>() * seconds;
     run["power_w"]["dynamic"][c] = seconds > 0 ? d / seconds : 0.0;
@@ -425,11 +425,11 @@ void finish_run(json& run, double seconds) {
     td += d;
     ts += l.get<double>() * seconds;
   }
-  run["energy_j"]["static"]["total"] = ts;
-  run["energy_j"]["total"] = td + ts;
-  run["power_w"]["dynamic"]["total"] = seconds > 0 ? td / seconds : 0.0;
-  run["power_w"]["static"]["total"] = run["leakage_w"]["total"];
-  run["power_w"]["total"] = seconds > 0 ? (td + ts) / seconds : 0.0;
+  run["energy_j"]["static"]["sum"] = ts;
+  run["energy_j"]["sum"] = td + ts;
+  run["power_w"]["dynamic"]["sum"] = seconds > 0 ? td / seconds : 0.0;
+  run["power_w"]["static"]["sum"] = run["leakage_w"]["sum"];
+  run["power_w"]["sum"] = seconds > 0 ? (td + ts) / seconds : 0.0;
 }
 
 std::string summary_line(const json& p) {
@@ -438,9 +438,9 @@ std::string summary_line(const json& p) {
   return fmt::format(
       "power: {:.4g} J ({:.4g} dynamic, {:.4g} static), average {:.4g} W; area {:.4g} mm^2 "
       "({:.4g} per SM) at {} nm; clock limit {:.0f} MHz ({})",
-      p["energy_j"]["total"].get<double>(), p["energy_j"]["dynamic"]["total"].get<double>(),
-      p["energy_j"]["static"]["total"].get<double>(), p["power_w"]["total"].get<double>(),
-      p["area_mm2"]["chip"]["total"].get<double>(), p["area_mm2"]["sm"]["total"].get<double>(),
+      p["energy_j"]["sum"].get<double>(), p["energy_j"]["dynamic"]["sum"].get<double>(),
+      p["energy_j"]["static"]["sum"].get<double>(), p["power_w"]["sum"].get<double>(),
+      p["area_mm2"]["chip"]["sum"].get<double>(), p["area_mm2"]["sm"]["sum"].get<double>(),
       p["node_nm"].get<uint32_t>(), cp["f_max_mhz"].get<double>(),
       cp["limiter"].get<std::string>());
 }

@@ -184,7 +184,7 @@ TEST(PowerModel, EnergyLinearInRepeatedWork) {
                   1e-12 * std::abs(v.get<double>()))
           << part << " " << c;
   // Same average power for the same work rate.
-  EXPECT_NEAR(e2["power_w"]["total"].get<double>(), e1["power_w"]["total"].get<double>(), 1e-9);
+  EXPECT_NEAR(e2["power_w"]["sum"].get<double>(), e1["power_w"]["sum"].get<double>(), 1e-9);
   // The ALU's action energy by hand: 300 adds x 1 + 100 muls x 2 + 50 FMAs x (3 + 4) +
   // 7 SFU ops x 4 muls x 4 pJ, plus its always-on logic (20 um^2 x 0.001 pJ) over
   // 1500 + 0.5 x 500 SM-cycles.
@@ -200,12 +200,12 @@ TEST(PowerModel, LeakageLinearInIdleTime) {
     idle.sm_idle_cycles = cycles * 2;  // 2 SMs, no work
     const auto e = m.evaluate(idle);
     const double seconds = cycles / 100e6;
-    EXPECT_NEAR(e["energy_j"]["static"]["total"].get<double>(), m.leakage_w() * seconds, 1e-18);
+    EXPECT_NEAR(e["energy_j"]["static"]["sum"].get<double>(), m.leakage_w() * seconds, 1e-18);
     // Dynamic energy of an idle GPU: clock only, idle_clock_fraction of every SM-cycle.
     double per_sm_cycle = 0;
     for (const auto& c : m.components())
       per_sm_cycle += 1e-15 * c.ff_bits + 0.001e-12 * c.logic_um2;
-    EXPECT_NEAR(e["energy_j"]["dynamic"]["total"].get<double>(), 0.5 * cycles * 2 * per_sm_cycle,
+    EXPECT_NEAR(e["energy_j"]["dynamic"]["sum"].get<double>(), 0.5 * cycles * 2 * per_sm_cycle,
                 1e-18);
   }
 }
@@ -217,11 +217,11 @@ TEST(PowerModel, RunMergesKernelsAndChargesLeakageOverRunTime) {
   merge_kernel(run, k);
   merge_kernel(run, k);
   finish_run(run, 3 * 1000 / 100e6);  // the run lasted three kernels' time
-  EXPECT_NEAR(run["energy_j"]["dynamic"]["total"].get<double>(),
-              2 * k["energy_j"]["dynamic"]["total"].get<double>(), 1e-18);
-  EXPECT_NEAR(run["power_w"]["dynamic"]["total"].get<double>() * 3e-5,
-              2 * k["energy_j"]["dynamic"]["total"].get<double>(), 1e-18);
-  EXPECT_NEAR(run["energy_j"]["static"]["total"].get<double>(), m.leakage_w() * 3e-5, 1e-18);
+  EXPECT_NEAR(run["energy_j"]["dynamic"]["sum"].get<double>(),
+              2 * k["energy_j"]["dynamic"]["sum"].get<double>(), 1e-18);
+  EXPECT_NEAR(run["power_w"]["dynamic"]["sum"].get<double>() * 3e-5,
+              2 * k["energy_j"]["dynamic"]["sum"].get<double>(), 1e-18);
+  EXPECT_NEAR(run["energy_j"]["static"]["sum"].get<double>(), m.leakage_w() * 3e-5, 1e-18);
 }
 
 TEST(PowerCoefficients, EveryNumberNeedsASource) {
@@ -257,7 +257,7 @@ TEST(PowerTesla, AreaAndPeakPowerWithinTenPercentOfTable52) {
   EXPECT_EQ(m.node_nm(), 65u);
   EXPECT_NEAR(m.chip_area_mm2(), 25.41, 0.10 * 25.41);
   const auto peak = m.evaluate(m.peak_activity(300e6));  // one second
-  EXPECT_NEAR(peak["power_w"]["total"].get<double>(), 11.55, 0.10 * 11.55);
+  EXPECT_NEAR(peak["power_w"]["sum"].get<double>(), 11.55, 0.10 * 11.55);
   const auto p = m.critical_path();
   EXPECT_EQ(p.limiter, "mad");
   EXPECT_TRUE(p.closes);  // 300 MHz
@@ -275,7 +275,7 @@ TEST(PowerTesla, SpScalingFollowsTable53) {
         timing::power_model(tesla({"power.lanes=" + std::to_string(n),
                                    "power.warp_width=" + std::to_string(n == 64 ? 64 : 32)}));
     pts.push_back({double(n), m.sm_area_mm2(),
-                   m.evaluate(m.peak_activity(300e6))["power_w"]["total"].get<double>() / 16});
+                   m.evaluate(m.peak_activity(300e6))["power_w"]["sum"].get<double>() / 16});
     EXPECT_EQ(m.critical_path().limiter, n == 64 ? "detect+smem" : "mad") << n;
   }
   // SPs per mm^2 rise at every doubling up to 32 and fall at 64 (seed: +83/+81/+32/-5%);
