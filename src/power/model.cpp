@@ -437,12 +437,13 @@ std::string summary_line(const json& p) {
   const json& cp = p["critical_path"];
   return fmt::format(
       "power: {:.4g} J ({:.4g} dynamic, {:.4g} static), average {:.4g} W; area {:.4g} mm^2 "
-      "({:.4g} per SM) at {} nm; clock limit {:.0f} MHz ({})",
+      "({:.4g} per SM) at {} nm; clock limit {:.0f} MHz ({}){}",
       p["energy_j"]["sum"].get<double>(), p["energy_j"]["dynamic"]["sum"].get<double>(),
       p["energy_j"]["static"]["sum"].get<double>(), p["power_w"]["sum"].get<double>(),
       p["area_mm2"]["chip"]["sum"].get<double>(), p["area_mm2"]["sm"]["sum"].get<double>(),
-      p["node_nm"].get<uint32_t>(), cp["f_max_mhz"].get<double>(),
-      cp["limiter"].get<std::string>());
+      p["node_nm"].get<uint32_t>(), cp["f_max_mhz"].get<double>(), cp["limiter"].get<std::string>(),
+      cp["closes"].get<int>() ? ""
+                              : fmt::format(": fails at {:.0f} MHz", p["core_mhz"].get<double>()));
 }
 
 }  // namespace simtlab::power
