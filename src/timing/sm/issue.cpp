@@ -36,6 +36,8 @@ bool Sm::hazard(const WarpSlot& w, const func::DInst& d) const {
     }
   }
   if (p_.scoreboard_entries && w.pending_writes + d.ndst > p_.scoreboard_entries) return true;
+  // sm.max_inflight_per_warp (seed 004: no forwarding, one instruction per warp in flight).
+  if (p_.max_inflight_per_warp && w.inflight >= p_.max_inflight_per_warp) return true;
   return false;
 }
 
