@@ -120,13 +120,14 @@ double Model::coef(const std::string& name) const {
     if (n.nm == node_) leak1 = n.leak;
   }
   double v = c.value;
-  if (name.rfind("a_", 0) == 0) return v * L * L;      // um^2
+  if (name.rfind("a_", 0) == 0 || name == "d2ma_area_um2") return v * L * L;  // um^2
   if (name.rfind("e_dram", 0) == 0) return v * 1e-12;  // off chip: not scaled
   if (name.rfind("e_", 0) == 0) {
     const double si = c.unit.rfind("fJ", 0) == 0 ? 1e-15 : 1e-12;
     return v * si * L * V * V;  // J
   }
   if (name.rfind("t_", 0) == 0 && name != "t_levels_fixed") return v * L / V;
+  if (name == "d2ma_power_mw") return v * L * V * V;  // power at a fixed clock: like energy
   if (name.rfind("leak_", 0) == 0) return v * V * leak1 / leak0;  // W/mm^2
   return v;
 }
@@ -197,6 +198,13 @@ void Model::build() {
                           modeled);
     comps_.push_back({"other", false, rest, 0, rest});
   }
+  // D2MA engine (an add-on, after "other" so it adds to the die; spec Sec. 1.9, D2MA Table 3):
+  // synthesised area and total power per shader.
+  if (a_.d2ma_engine) {
+    Component d{"d2ma", true, coef("d2ma_area_um2"), 0, 0};
+    d.fixed_w = coef("d2ma_power_mw") * 1e-3;
+    comps_.push_back(d);
+  }
 }
 
 const Model::Component* Model::find(const std::string& n) const {
@@ -219,6 +227,7 @@ double Model::chip_area_mm2() const {
 }
 
 double Model::leakage_w(const Component& c) const {
+  if (c.fixed_w > 0) return 0;  // its published power already includes leakage
   return coef("leak_mm2") * c.area_um2 * 1e-6 * (c.per_sm ? a_.num_sms : 1);
 }
 
@@ -361,6 +370,8 @@ json Model::evaluate(const Activity& x) const {
         (e_clk * c.ff_bits + e_logic * c.logic_um2) * (c.per_sm ? sm_cycles : x.cycles);
     dyn[c.name] += e;
     clock_total += e;
+    // A component with a published power: that power while its SM is clocked.
+    if (c.fixed_w > 0) dyn[c.name] += c.fixed_w * sm_cycles / f;
   }
   json ed = json::object(), es = json::object(), pd = json::object(), ps = json::object(),
        lw = json::object();

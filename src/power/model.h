@@ -74,6 +74,7 @@ struct Arch {
   uint32_t flit_bytes = 40;
   double dram_request_bytes = 128;
   double core_mhz = 300;
+  bool d2ma_engine = false;  // one D2MA engine per SM (add-on, spec Sec. 1.9)
   uint32_t passes() const { return (warp_width + lanes - 1) / lanes; }
 };
 
@@ -110,6 +111,7 @@ class Model {
     double area_um2 = 0;   // total area of the component (per SM when per_sm)
     double ff_bits = 0;    // flip-flop storage bits (clocked every cycle)
     double logic_um2 = 0;  // combinational logic area (activity-independent switching)
+    double fixed_w = 0;    // a published total power (W per instance, replaces leakage + clock)
   };
   const std::vector<Component>& components() const { return comps_; }
   double sm_area_mm2() const;

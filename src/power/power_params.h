@@ -20,6 +20,7 @@ struct PowerParams {
   uint32_t warp_width = 0;
   uint32_t lanes = 0;
   uint32_t addr_bits = 0;
+  bool d2ma_engine = false;
 
   void describe(config::Describer& d) {
     d.param("enable", enable, "",
@@ -75,6 +76,10 @@ struct PowerParams {
             "log2(sm.shared_bytes / 4))",
             "seed 004 Table 4.2: L_ADDR_WIDTH is the total shared-memory address width")
         .max(32);
+    d.param("d2ma_engine", d2ma_engine, "",
+            "Charge one D2MA engine per SM as an add-on component (area and power of its 45 nm "
+            "synthesis, scaled to the node; coefficients d2ma_area_um2, d2ma_power_mw)",
+            "D2MA paper Table 3 (spec d2ma-and-configurable-ppa.md Sec. 1.9); off by default");
   }
 };
 

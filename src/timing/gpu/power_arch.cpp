@@ -31,6 +31,7 @@ power::Arch power_arch(const GpuParams& p) {
   a.flit_bytes = p.mem.icnt.flit_size;
   a.dram_request_bytes = p.mem.l2.slice.sectored ? p.mem.l2.slice.sector : p.mem.l2.slice.line;
   a.core_mhz = p.gpu.core_mhz;
+  a.d2ma_engine = w.d2ma_engine;
   return a;
 }
 

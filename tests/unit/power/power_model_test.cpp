@@ -57,6 +57,8 @@ coefficients:
   e_logic_um2: {value: 0.001, unit: pJ/um2/cycle, source: test}
   idle_clock_fraction: {value: 0.5, source: test}
   leak_mm2: {value: 1, unit: W/mm2, source: test}
+  d2ma_area_um2: {value: 500, unit: um2, source: test}
+  d2ma_power_mw: {value: 2, unit: mW, source: test}
 )";
 
 Arch mock_arch() {
@@ -113,6 +115,21 @@ TEST(PowerModel, SramStorageAndQuadraticTerm) {
   const Model m2(parse_coefficients(kMock, "mock"), a);
   EXPECT_DOUBLE_EQ(area_of(m2, "conflict"), 8 * 7 / 2 * 4);
   EXPECT_DOUBLE_EQ(area_of(m2, "xbar"), 8 * 8 * 68);
+}
+
+TEST(PowerModel, D2maEngineIsAnAddOnWithItsPublishedPower) {
+  Arch a = mock_arch();
+  a.d2ma_engine = true;
+  const Model m(parse_coefficients(kMock, "mock"), a);
+  const Model base(parse_coefficients(kMock, "mock"), mock_arch());
+  EXPECT_DOUBLE_EQ(area_of(m, "d2ma"), 500);
+  EXPECT_NEAR(m.sm_area_mm2() - base.sm_area_mm2(), 500e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(m.leakage_w(), base.leakage_w());  // its 2 mW already include leakage
+  Activity x;
+  x.cycles = 1000;
+  x.sm_active_cycles = 2000;  // both SMs busy: 2 mW each for 10 us
+  const auto e = m.evaluate(x);
+  EXPECT_NEAR(e["energy_j"]["dynamic"]["d2ma"].get<double>(), 2 * 2e-3 * 1e-5, 1e-18);
 }
 
 TEST(PowerModel, TechnologyScaling) {
