@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "power/model.h"
+
 namespace simtlab::runtime {
 
 using nlohmann::json;
@@ -208,7 +210,14 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
   return e;
 }
 
-void merge_stats(json& run_gpu, const json& kernel_gpu) { merge_add(run_gpu, kernel_gpu); }
+void merge_stats(json& run_gpu, const json& kernel_gpu) {
+  // power (power.enable): the first kernel's group is copied, later ones add their dynamic
+  // energy (merge_add adds counters only); run_json_without_kernels sets the run's leakage.
+  const bool had_power = run_gpu.is_object() && run_gpu.contains("power");
+  merge_add(run_gpu, kernel_gpu);
+  if (had_power && kernel_gpu.contains("power"))
+    power::merge_kernel(run_gpu["power"], kernel_gpu["power"]);
+}
 
 KernelBrief kernel_brief(const json& entry) {
   KernelBrief b;
@@ -277,6 +286,9 @@ json run_json_without_kernels(const config::Config& cfg, const std::string& mode
   if (!run_gpu_in.is_null()) {
     json run_gpu = run_gpu_in;
     recompute_formulas(run_gpu);
+    if (run_gpu.contains("power"))  // leakage over the run's GPU time (union of kernels)
+      power::finish_run(run_gpu["power"],
+                        double(tot_cycles) / (run_gpu["power"]["core_mhz"].get<double>() * 1e6));
     j["stats"] = {{"gpu", std::move(run_gpu)}};
   }
   // Host-side measurements (the only part that differs between two identical runs).
@@ -375,6 +387,8 @@ std::string summary_text(const json& run) {
     const double rh = rate("mem.dram_total.row_hits"), rm = rate("mem.dram_total.row_misses");
     if (rh + rm) s += fmt::format(", DRAM row-buffer hits {:.0f}%", 100.0 * rh / (rh + rm));
   }
+  if (run.contains("stats") && run["stats"]["gpu"].contains("power"))
+    s += "\nsimtlab: " + power::summary_line(run["stats"]["gpu"]["power"]);
   s += fmt::format("\nsimtlab: simulated in {:.2f} s: {:.3g} thread-inst/s, {:.3g} warp-inst/s",
                    r["wall_seconds"].get<double>(), r["thread_insts_per_s"].get<double>(),
                    r["warp_insts_per_s"].get<double>());

@@ -11,10 +11,13 @@
 #include <string>
 
 #include "config/describer.h"
+#include "power/power_params.h"
 #include "timing/mem/memory_params.h"
 #include "timing/sm/sm_params.h"
 
 namespace simtlab::timing {
+
+using power::PowerParams;
 
 struct ChipParams {
   std::string name = "fermi-gtx480";
@@ -178,6 +181,7 @@ struct GpuParams {
   SimParams sim;
   StatsParams stats;
   TraceParams trace;
+  PowerParams power;  // power/area model (src/power; off by default)
   void describe(config::Describer& d) {
     d.group("gpu", gpu, "Chip-level organisation and clocks");
     d.group("sm", sm, "Streaming multiprocessor resources and pipeline");
@@ -185,6 +189,7 @@ struct GpuParams {
     d.group("sim", sim, "Simulator behaviour");
     d.group("stats", stats, "Interval statistics (time series in the stats output)");
     d.group("trace", trace, "--trace timeline budget and counter sampling");
+    d.group("power", power, "Power, energy and area model (src/power; off by default)");
     // Research mechanisms attached to every SM (src/ext/; off by default).
     d.group("ccws", sm.ccws, "Cache-conscious wavefront scheduling (src/ext/ccws)");
     d.group("swl", sm.swl, "Static warp limiting, the CCWS baseline (src/ext/ccws)");

@@ -22,6 +22,8 @@ void add_sweep_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 /// `simtlab annotate RUN.json [--source DIR] [--kernel K] [--ptx]` (per-line statistics)
 void add_annotate_command(CLI::App& app);
+/// `simtlab power [--gpu PRESET] [--set ...] [--text]` (power/area model, no simulation)
+void add_power_command(CLI::App& app);
 /// `simtlab info [--gpu PRESET] [--markdown]`
 void add_info_command(CLI::App& app);
 /// The words after the command line's first `--` (the program `simtlab run` starts and its

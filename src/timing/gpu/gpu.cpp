@@ -14,6 +14,7 @@
 #include "func/executor.h"
 #include "func/regcheck.h"
 #include "stats/writers.h"
+#include "timing/gpu/power_arch.h"
 #include "timing/mem_backend.h"
 
 namespace simtlab::timing {
@@ -95,6 +96,10 @@ Gpu::Gpu(const GpuParams& p)
     sms_.push_back(std::make_unique<Sm>(i, p_.sm, root_, ports_.back().get()));
     sim_.add(*sms_.back(), *core_);
     mem_->attach(i, *sms_.back());
+  }
+  if (p_.power.enable) {  // power/area model (src/power): counters now, energy at kernel end
+    power_ = std::make_unique<power::Model>(power_model(p_));
+    for (auto& s : sms_) s->enable_power_counters();
   }
   dispatcher_ = std::make_unique<Dispatcher>([this](uint64_t now) { return dispatch(now); });
   sim_.add(*dispatcher_, *core_);
@@ -319,6 +324,9 @@ void Gpu::fill_result(Running& r, uint64_t now) {
         {"allocated_max_function", most}, {"cap", am->cap},
         {"spilled_values", spilled},      {"spill_bytes_per_thread", am->max_spill_bytes}};
   }
+  if (power_)
+    j["power"] =
+        power_->evaluate(power::activity_from_stats(j, double(now - r.start), p_.gpu.num_sms));
   if (trace_) {
     if (running_.size() == 1) trace_->flush(now);
     trace_->kernel(k.name, r.start, now);

@@ -19,6 +19,7 @@
 
 #include "func/device.h"
 #include "func/livelock.h"
+#include "power/model.h"
 #include "sim/sim.h"
 #include "stats/group.h"
 #include "stats/snapshot.h"
@@ -117,6 +118,7 @@ class Gpu : public func::Engine {
   std::unique_ptr<sim::Component> dispatcher_;
   std::unique_ptr<TraceSink> trace_;
   std::unique_ptr<sim::Component> alarm_;  // stats.interval > 0 only
+  std::unique_ptr<power::Model> power_;    // power.enable only
   uint64_t counter_last_ = 0, counter_next_ = 0;
   std::vector<uint64_t> counter_prev_;                // per SM warp insts at counter_last_
   std::vector<const stats::Counter*> dram_requests_;  // per channel (trace counters)

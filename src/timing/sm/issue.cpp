@@ -37,6 +37,8 @@ bool Sm::hazard(const WarpSlot& w, const func::DInst& d) const {
     }
   }
   if (p_.scoreboard_entries && w.pending_writes + d.ndst > p_.scoreboard_entries) return true;
+  // sm.max_inflight_per_warp (seed 004: no forwarding, one instruction per warp in flight).
+  if (p_.max_inflight_per_warp && w.inflight >= p_.max_inflight_per_warp) return true;
   return false;
 }
 
@@ -277,6 +279,11 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   ++kc.warp_insts;
   kc.thread_insts += uint64_t(__builtin_popcount(rec_.active));
   ++inst_classes_[size_t(d.exec)];
+  if (power_) {  // power.enable (src/power): register operands and lane operations
+    unsigned writes = 0;
+    for (unsigned i = 0; i < f.ndst; ++i) writes += !f.dst_pred[i];
+    power_->on_issue(size_t(d.exec), unsigned(__builtin_popcount(rec_.exec)), f.nreads, writes);
+  }
   if (f.pcc) {
     ++f.pcc->execs;
     ++f.pcc->stalls[size_t(Stall::issued)];

@@ -24,6 +24,10 @@ std::vector<std::string> exec_class_labels() {
 }
 }  // namespace
 
+void Sm::enable_power_counters() {
+  if (!power_) power_ = std::make_unique<PowerCounters>(g_, exec_class_labels());
+}
+
 Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
     : sim::Component(fmt::format("sm[{}]", id)),
       id_(id),

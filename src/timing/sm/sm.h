@@ -41,6 +41,7 @@ struct ArchRegMap;
 }  // namespace simtlab::func
 #include "timing/sm/ldst.h"
 #include "timing/sm/pc_stats.h"
+#include "timing/sm/power_counters.h"
 #include "timing/sm/scheduler.h"
 #include "timing/sm/sm_params.h"
 #include "timing/sm/sm_policy.h"
@@ -117,6 +118,8 @@ class Sm : public sim::Component {
   }
   /// Cycle of the last progress (issue, writeback or memory activity).
   uint64_t last_progress() const { return last_progress_; }
+  /// power.enable: count register operands and lane operations (group sm[i].activity).
+  void enable_power_counters();
   void set_trace(TraceSink* t) {
     trace_ = t;
     ldst_->set_trace(t);
@@ -210,6 +213,7 @@ class Sm : public sim::Component {
   std::unique_ptr<LdstUnit> ldst_;
   std::unique_ptr<Cache> l1i_;
   std::unique_ptr<ext::RegFileCache> rfc_;  // rfc.enable (src/ext/rfc)
+  std::unique_ptr<PowerCounters> power_;    // power.enable (src/power), else null
   bool demote_long_only_ = false;           // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;

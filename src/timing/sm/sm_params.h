@@ -53,7 +53,8 @@ struct SmParams {
   std::string two_level_demote = "any";
   uint32_t ibuffer_entries = 2;
   uint32_t fetch_width = 1;
-  uint32_t scoreboard_entries = 0;  // 0 = unlimited pending writes per warp
+  uint32_t scoreboard_entries = 0;     // 0 = unlimited pending writes per warp
+  uint32_t max_inflight_per_warp = 0;  // 0 = unlimited (seed 004: 1, no forwarding)
   uint32_t num_reg_banks = 16;
   uint32_t collector_units = 6;
   uint32_t num_sp_units = 2;
@@ -224,6 +225,12 @@ struct SmParams {
     d.param("scoreboard_entries", scoreboard_entries, "registers",
             "Pending register writes tracked per warp (0 = unlimited; Coon et al. keep 3-4)",
             "GPGPU book 3.2")
+        .max(64);
+    d.param("max_inflight_per_warp", max_inflight_per_warp, "instructions",
+            "Instructions of one warp in the pipeline at once (0 = unlimited): 1 is seed 004's "
+            "in-order pipeline without forwarding, where a warp is not eligible until its "
+            "previous instruction writes back (reported as a scoreboard stall)",
+            "assumption: unlimited (scoreboard only); seed 004 Sec. 4 uses 1")
         .max(64);
     d.param("num_reg_banks", num_reg_banks, "banks",
             "Register-file banks (bank = (reg + warp) mod banks)", g)

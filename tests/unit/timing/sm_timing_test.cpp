@@ -185,6 +185,23 @@ TEST(SmTiming, ScoreboardHoldsRawHazardUntilWriteback) {
   EXPECT_EQ(is20 - is10, 10u);
 }
 
+TEST(SmTiming, OneInstructionInFlightPerWarpWaitsForWriteback) {
+  // Independent adds (see IndependentInstructionsIssueOnePerCyclePerScheduler) issue one per
+  // cycle; with sm.max_inflight_per_warp=1 (seed 004, no forwarding) each waits for the
+  // previous one's writeback: the int_alu latency per instruction, as a dependent chain.
+  auto indep = [](uint32_t k) { return fmt::format("add.s32 %r{}, %r60, 1;", 3 + k % 8); };
+  for (uint32_t lat : {4u, 6u}) {
+    const auto sets =
+        base_sets({"sm.max_inflight_per_warp=1", fmt::format("sm.int_alu.latency={}", lat)});
+    const uint64_t c30 = run_cycles(sets, kernel(30, indep));
+    const uint64_t c60 = run_cycles(sets, kernel(60, indep));
+    EXPECT_EQ(c60 - c30, 30u * lat) << lat;
+  }
+  // Two in flight: two instructions per latency window.
+  const auto two = base_sets({"sm.max_inflight_per_warp=2", "sm.int_alu.latency=6"});
+  EXPECT_EQ(run_cycles(two, kernel(60, indep)) - run_cycles(two, kernel(30, indep)), 90u);
+}
+
 TEST(SmTiming, StallReasonsSumToIssueSlots) {
   const auto sets = base_sets();
   auto chain = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r2;"); };
