@@ -191,6 +191,8 @@ struct GpuParams {
     d.group("dyncta", sm.dyncta, "DYNCTA dynamic CTA limit (src/ext/dyncta)");
     d.group("rfc", sm.rfc, "Register-file cache with two-level scheduling (src/ext/rfc)");
     d.group("mrpb", sm.mrpb, "Memory request prioritization buffer and L1 bypass (src/ext/mrpb)");
+    d.group("classify", sm.classify,
+            "Uniform/affine/variant value classifier, statistics only (src/ext/classify)");
   }
   /// Rules between groups (keys relative to the root).
   std::vector<config::Issue> validate() const {

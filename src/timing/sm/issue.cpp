@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "ext/classify/classify.h"
 #include "ext/rfc/last_use.h"
 #include "ext/rfc/rfc.h"
 #include "timing/sm/sm.h"
@@ -117,8 +118,10 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   kc.cx.cycle = now;
   kc.cx.cta = w.cta->cta.get();
   func::step(kc.cx, fw, &rec_);
-  if constexpr (kExt)
+  if constexpr (kExt) {
     for (auto& q : policies_) q->on_issue(w, d);
+    if (classify_) classify_->on_issue(w.slot, fw, rec_, *kc.launch, fr.reg_base, fr.pred_base);
+  }
   f.lanes = rec_.exec;
   if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
       (rec_.space == func::MemSpace::global || rec_.space == func::MemSpace::local ||
@@ -207,7 +210,7 @@ void Sm::charge_pc_slots(const PcSlot& ps, uint64_t k) {
 void Sm::issue(uint64_t now) {
   // The default path (no mechanism hooks, no per-instruction statistics) is compiled without
   // their bookkeeping: the hooks and the attribution cost it nothing when off.
-  if (policies_.empty() && !pc_stats_ && !rfc_)
+  if (policies_.empty() && !pc_stats_ && !rfc_ && !classify_)
     issue_impl<false>(now);
   else
     issue_impl<true>(now);

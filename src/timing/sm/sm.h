@@ -44,7 +44,8 @@
 
 namespace simtlab::ext {
 class RegFileCache;
-}
+class ValueClassifier;
+}  // namespace simtlab::ext
 
 namespace simtlab::timing {
 
@@ -196,8 +197,9 @@ class Sm : public sim::Component {
   uint32_t waiting_dispatch_[size_t(UnitKind::count_)] = {};
   std::unique_ptr<LdstUnit> ldst_;
   std::unique_ptr<Cache> l1i_;
-  std::unique_ptr<ext::RegFileCache> rfc_;  // rfc.enable (src/ext/rfc)
-  bool demote_long_only_ = false;           // sm.two_level_demote=long_latency
+  std::unique_ptr<ext::RegFileCache> rfc_;          // rfc.enable (src/ext/rfc)
+  std::unique_ptr<ext::ValueClassifier> classify_;  // classify.enable (src/ext/classify)
+  bool demote_long_only_ = false;                   // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;
   std::vector<std::vector<Writeback>> wheel_;

@@ -8,6 +8,7 @@
 
 #include "config/describer.h"
 #include "ext/ccws/ccws_params.h"
+#include "ext/classify/classify_params.h"
 #include "ext/dyncta/dyncta_params.h"
 #include "ext/mrpb/mrpb_params.h"
 #include "ext/rfc/rfc_params.h"
@@ -88,6 +89,7 @@ struct SmParams {
   // (GpuParams::describe), not under sm.*.
   ext::RfcParams rfc;
   ext::MrpbParams mrpb;
+  ext::ClassifyParams classify;  // classify.* (src/ext/classify)
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {
