@@ -38,6 +38,9 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts,
 /// meet again at `reconv`.
 void simt_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, LaneMask nt,
                   LaneMask taken);
+/// bar.warp.sync under independent thread scheduling: the current thread group waits until
+/// every lane of `members` waits there (no-op under the SIMT stack).
+void its_warp_sync(ExecContext& cx, Warp& w, LaneMask members);
 /// Lanes `m` of `w` exit (exit / ret in the kernel).
 void thread_exit(ExecContext& cx, Warp& w, LaneMask m);
 

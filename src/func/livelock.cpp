@@ -35,6 +35,17 @@ uint64_t state_hash(const Warp& w) {
     x.add(f.reg_base);
     x.add(f.pred_base);
   }
+  if (w.its) {  // independent thread scheduling: the other thread groups too
+    x.add(w.its->cur);
+    for (const ItsSplit& s : w.its->splits) {
+      x.add(s.wsync);
+      for (const SimtEntry& e : s.stack) {
+        x.add(e.pc);
+        x.add(e.mask);
+        x.add(e.pending);
+      }
+    }
+  }
   for (uint64_t r : w.regs) x.add(r);
   for (uint32_t p : w.preds) x.add(p);
   return x.h;
