@@ -178,7 +178,19 @@ static inline void reconverge(ExecContext& cx, Warp& w) {
 // until every lane of its mask waits there, then merges groups that can be merged.
 
 static inline bool its_runnable(const ItsSplit& s, const std::vector<SimtEntry>& st) {
-  return !st.empty() && st.back().pending == 0 && !s.wsync;
+  return !st.empty() && st.back().pending == 0 && !s.wsync && !s.bwait;
+}
+
+bool its_bar_arrive(Warp& w) {
+  ItsState& s = *w.its;
+  s.bar_lanes |= w.active();
+  if ((w.valid & ~w.exited & ~s.bar_lanes) == 0) {
+    s.bar_lanes = 0;
+    for (ItsSplit& x : s.splits) x.bwait = false;
+    return true;
+  }
+  s.splits[s.cur].bwait = true;
+  return false;
 }
 
 static std::vector<SimtEntry>& its_stack(Warp& w, uint32_t i) {
@@ -370,8 +382,10 @@ static void its_after_step(ExecContext& cx, Warp& w, uint32_t pc) {
   if (w.stack.empty()) {
     // The group completed: it arrives at the convergence barrier it joins.
     ItsSplit& me = s.splits[s.cur];
-    if (SimtEntry* e = its_join_entry(w, me.parent, me.join_depth)) --e->pending;
-    ++s.joins;
+    if (SimtEntry* e = its_join_entry(w, me.parent, me.join_depth)) {
+      --e->pending;
+      ++s.joins;
+    }
     prefer = its_index(s, me.parent);
     const uint32_t dead = s.cur;
     // Put an empty placeholder in the warp, remove the group.
@@ -386,7 +400,7 @@ static void its_after_step(ExecContext& cx, Warp& w, uint32_t pc) {
     std::swap(w.frames, s.splits[s.cur].frames);
     w.rebase();
     need_switch = true;
-  } else if (w.stack.back().pending || s.splits[s.cur].wsync) {
+  } else if (w.stack.back().pending || s.splits[s.cur].wsync || s.splits[s.cur].bwait) {
     need_switch = true;
   } else if (w.stack.back().pc <= pc && ++s.backedges >= s.yield_backedges) {
     // Yield: whoever waits for this group goes on, and the next group gets a turn.
@@ -414,7 +428,9 @@ static void its_after_step(ExecContext& cx, Warp& w, uint32_t pc) {
         return;
       }
     }
-    its_warp_sync_release(w, true);  // nothing can run: __syncwarp waits give way
+    // Nothing can run: lanes waiting at convergence barriers and __syncwarp waits give way.
+    its_release_waiting(w);
+    its_warp_sync_release(w, true);
   }
   guest_fault(cx, w, cx.prog->code[pc], 0,
               "independent thread scheduling: no thread group of the warp can run");

@@ -73,6 +73,7 @@ struct ItsSplit {
   uint32_t wsync_pc = 0;    // waiting at bar.warp.sync for the lanes of wsync_mask
   LaneMask wsync_mask = 0;
   bool wsync = false;
+  bool bwait = false;  // arrived at a CTA barrier, waits for the warp's other thread groups
 };
 struct ItsState {
   std::vector<ItsSplit> splits;  // splits[cur] is the one in Warp::stack / Warp::frames
@@ -80,6 +81,8 @@ struct ItsState {
   uint32_t next_id = 1;
   uint32_t backedges = 0;         // back edges of the current split since the last yield
   uint32_t yield_backedges = 64;  // LaunchState::its_yield_backedges
+  LaneMask bar_lanes = 0;         // lanes that arrived at a CTA barrier (the warp arrives
+                                  // when all its live lanes have)
   // statistics
   uint64_t forks = 0, joins = 0, yields = 0, released_lanes = 0, switches = 0, wsyncs = 0;
   uint32_t max_splits = 1;

@@ -91,7 +91,9 @@ Gpu::Gpu(const GpuParams& p)
   mem_ = make_memory_backend(p_, sim_, *core_, *icnt_, *l2_, *dram_, root_);
   for (uint32_t i = 0; i < p_.gpu.num_sms; ++i) {
     ports_.push_back(mem_->port(i));
-    sms_.push_back(std::make_unique<Sm>(i, p_.sm, root_, ports_.back().get()));
+    SmParams sp = p_.sm;
+    sp.its = p_.sim.its;  // independent thread scheduling: the SM's its statistics
+    sms_.push_back(std::make_unique<Sm>(i, sp, root_, ports_.back().get()));
     sim_.add(*sms_.back(), *core_);
     mem_->attach(i, *sms_.back());
   }

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "ext/classify/classify.h"
+#include "ext/its/its_stats.h"
 #include "ext/rfc/last_use.h"
 #include "ext/rfc/rfc.h"
 #include "timing/sm/sm.h"
@@ -148,6 +149,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if (w.ibuf) --w.ibuf;
   if (rec_.warp_done) {
     w.func_done = true;
+    if (its_stats_ && fw.its) its_stats_->add(*fw.its);
   } else if (rec_.next_pc != pc + 1) {
     w.ibuf = 0;
     w.redirect = true;

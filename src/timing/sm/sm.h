@@ -45,6 +45,7 @@
 namespace simtlab::ext {
 class RegFileCache;
 class ValueClassifier;
+class ItsStats;
 }  // namespace simtlab::ext
 
 namespace simtlab::timing {
@@ -199,6 +200,7 @@ class Sm : public sim::Component {
   std::unique_ptr<Cache> l1i_;
   std::unique_ptr<ext::RegFileCache> rfc_;          // rfc.enable (src/ext/rfc)
   std::unique_ptr<ext::ValueClassifier> classify_;  // classify.enable (src/ext/classify)
+  std::unique_ptr<ext::ItsStats> its_stats_;        // sim.its (src/ext/its)
   bool demote_long_only_ = false;                   // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;

@@ -90,6 +90,7 @@ struct SmParams {
   ext::RfcParams rfc;
   ext::MrpbParams mrpb;
   ext::ClassifyParams classify;  // classify.* (src/ext/classify)
+  bool its = false;  // sim.its, copied here by Gpu (not a key of sm.*): the its stats group
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {
