@@ -99,7 +99,7 @@ void h_bar(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const uint32_t id = uint32_t(a[lane]);
   if (id >= 16) guest_fault(cx, w, d, lane, fmt::format("barrier id {} out of range (0..15)", id));
   if (cx.rec) cx.rec->barrier = true;
-  if (Wait && w.its && !its_bar_arrive(w)) return;
+  if (Wait && w.its && !its_bar_arrive(w, pc_of(cx, d), id, count)) return;
   barrier_arrive(cx, w, d, id, count, Wait, nullptr);
 }
 
@@ -115,7 +115,7 @@ void h_bar_red(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const LaneMask c = pred_value(w, d.op[has_count ? 3 : 2]) & e;
   BarrierRed red{d.op[0], d.in->boolop, c, e};
   if (cx.rec) cx.rec->barrier = true;
-  if (w.its && !its_bar_arrive(w)) return;
+  if (w.its && !its_bar_arrive(w, pc_of(cx, d), id, count)) return;
   barrier_arrive(cx, w, d, id, count, true, &red);
 }
 

@@ -181,9 +181,12 @@ static inline bool its_runnable(const ItsSplit& s, const std::vector<SimtEntry>&
   return !st.empty() && st.back().pending == 0 && !s.wsync && !s.bwait;
 }
 
-bool its_bar_arrive(Warp& w) {
+bool its_bar_arrive(Warp& w, uint32_t pc, uint32_t id, uint32_t count) {
   ItsState& s = *w.its;
   s.bar_lanes |= w.active();
+  s.bar_pc = pc;
+  s.bar_id = id;
+  s.bar_count = count;
   if ((w.valid & ~w.exited & ~s.bar_lanes) == 0) {
     s.bar_lanes = 0;
     for (ItsSplit& x : s.splits) x.bwait = false;
@@ -375,6 +378,12 @@ static inline void reconverge_its(ExecContext& cx, Warp& w);
 /// After a step under independent thread scheduling: joins, yields, and the next group.
 static void its_after_step(ExecContext& cx, Warp& w, uint32_t pc) {
   ItsState& s = *w.its;
+  if (s.bar_lanes && (w.valid & ~w.exited & ~s.bar_lanes) == 0) {
+    // The lanes a CTA barrier still waited for exited: the warp arrives now.
+    s.bar_lanes = 0;
+    for (ItsSplit& x : s.splits) x.bwait = false;
+    barrier_arrive(cx, w, cx.prog->code[s.bar_pc], s.bar_id, s.bar_count, true, nullptr);
+  }
   // One group with one entry: converged, nobody waits.
   if (s.splits.size() == 1 && w.stack.size() == 1 && !s.splits[0].wsync) return;
   bool need_switch = false;
@@ -432,8 +441,19 @@ static void its_after_step(ExecContext& cx, Warp& w, uint32_t pc) {
     its_release_waiting(w);
     its_warp_sync_release(w, true);
   }
-  guest_fault(cx, w, cx.prog->code[pc], 0,
-              "independent thread scheduling: no thread group of the warp can run");
+  std::string groups;
+  for (uint32_t i = 0; i < s.splits.size(); ++i) {
+    const ItsSplit& x = s.splits[i];
+    groups += fmt::format("\n      group {} (joins {} at entry {}){}{}:", x.id, int32_t(x.parent),
+                          x.join_depth, x.wsync ? " at bar.warp.sync" : "",
+                          x.bwait ? " at a CTA barrier" : "");
+    for (const SimtEntry& e : its_stack(w, i))
+      groups += fmt::format(" [pc {} rpc {} lanes {:#x} pending {}]", e.pc, int32_t(e.rpc),
+                            e.mask & ~w.exited, e.pending);
+  }
+  guest_fault(
+      cx, w, cx.prog->code[pc], unsigned(__builtin_ctz(w.valid)),
+      "independent thread scheduling: no thread group of the warp can run; groups:" + groups);
 }
 
 static inline void reconverge_its(ExecContext& cx, Warp& w) {

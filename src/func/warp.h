@@ -83,6 +83,7 @@ struct ItsState {
   uint32_t yield_backedges = 64;  // LaunchState::its_yield_backedges
   LaneMask bar_lanes = 0;         // lanes that arrived at a CTA barrier (the warp arrives
                                   // when all its live lanes have)
+  uint32_t bar_pc = 0, bar_id = 0, bar_count = 0;  // that barrier
   // statistics
   uint64_t forks = 0, joins = 0, yields = 0, released_lanes = 0, switches = 0, wsyncs = 0;
   uint32_t max_splits = 1;
