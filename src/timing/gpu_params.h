@@ -79,6 +79,7 @@ struct SimParams {
   bool regalloc_check = false;
   bool its = false;
   uint32_t its_yield_backedges = 64;
+  bool divergence_stats = false;
   bool per_pc_stats = false;
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
@@ -132,6 +133,10 @@ struct SimParams {
             "yielded state may be used to enable other threads ... to make forward progress'); "
             "64 loop iterations keeps reconvergence after short divergent loops")
         .range(1, 1u << 20);
+    d.param("divergence_stats", divergence_stats, "",
+            "Timing mode: SIMT stack depth histogram and stack pushes/pops (reconvergence "
+            "events) per SM (the sm[i].simt group; src/ext/its/simt_stats.h)",
+            "simtlab (issue #22; the statistics the divergence papers report)");
     d.param("per_pc_stats", per_pc_stats, "",
             "Timing mode: count executions, stall slots by reason, scoreboard waits on memory vs "
             "ALU producers, register-bank and shared-memory bank conflicts, L1/L2 misses and "

@@ -93,6 +93,7 @@ Gpu::Gpu(const GpuParams& p)
     ports_.push_back(mem_->port(i));
     SmParams sp = p_.sm;
     sp.its = p_.sim.its;  // independent thread scheduling: the SM's its statistics
+    sp.divergence_stats = p_.sim.divergence_stats;
     sms_.push_back(std::make_unique<Sm>(i, sp, root_, ports_.back().get()));
     sim_.add(*sms_.back(), *core_);
     mem_->attach(i, *sms_.back());

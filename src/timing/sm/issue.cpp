@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "ext/classify/classify.h"
 #include "ext/its/its_stats.h"
+#include "ext/its/simt_stats.h"
 #include "ext/rfc/last_use.h"
 #include "ext/rfc/rfc.h"
 #include "timing/sm/sm.h"
@@ -122,6 +123,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if constexpr (kExt) {
     for (auto& q : policies_) q->on_issue(w, d);
     if (classify_) classify_->on_issue(w.slot, fw, rec_, *kc.launch, fr.reg_base, fr.pred_base);
+    if (simt_stats_) simt_stats_->on_issue(w.slot, fw);
   }
   f.lanes = rec_.exec;
   if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
@@ -212,7 +214,7 @@ void Sm::charge_pc_slots(const PcSlot& ps, uint64_t k) {
 void Sm::issue(uint64_t now) {
   // The default path (no mechanism hooks, no per-instruction statistics) is compiled without
   // their bookkeeping: the hooks and the attribution cost it nothing when off.
-  if (policies_.empty() && !pc_stats_ && !rfc_ && !classify_)
+  if (policies_.empty() && !pc_stats_ && !rfc_ && !classify_ && !simt_stats_)
     issue_impl<false>(now);
   else
     issue_impl<true>(now);

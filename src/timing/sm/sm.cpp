@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "ext/classify/classify.h"
 #include "ext/its/its_stats.h"
+#include "ext/its/simt_stats.h"
 #include "ext/rfc/rfc.h"
 #include "ext/sm_policies.h"
 #include "timing/gpu/gpu.h"
@@ -98,6 +99,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   policies_ = make_sm_policies(p_, g_, *ldst_);
   port_->set_waiter(this);
   if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
+  if (p_.divergence_stats) simt_stats_ = std::make_unique<ext::SimtStats>(p_.num_warps, g_);
   if (p_.classify.enable)  // value classifier (src/ext/classify): statistics only
     classify_ = std::make_unique<ext::ValueClassifier>(p_.classify, p_.num_warps, g_);
   if (p_.rfc.enable) {  // register-file cache (src/ext/rfc): entries follow the active pool

@@ -46,6 +46,7 @@ namespace simtlab::ext {
 class RegFileCache;
 class ValueClassifier;
 class ItsStats;
+class SimtStats;
 }  // namespace simtlab::ext
 
 namespace simtlab::timing {
@@ -201,6 +202,7 @@ class Sm : public sim::Component {
   std::unique_ptr<ext::RegFileCache> rfc_;          // rfc.enable (src/ext/rfc)
   std::unique_ptr<ext::ValueClassifier> classify_;  // classify.enable (src/ext/classify)
   std::unique_ptr<ext::ItsStats> its_stats_;        // sim.its (src/ext/its)
+  std::unique_ptr<ext::SimtStats> simt_stats_;      // sim.divergence_stats
   bool demote_long_only_ = false;                   // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;

@@ -89,7 +89,8 @@ struct SmParams {
   // (GpuParams::describe), not under sm.*.
   ext::RfcParams rfc;
   ext::MrpbParams mrpb;
-  ext::ClassifyParams classify;  // classify.* (src/ext/classify)
+  ext::ClassifyParams classify;   // classify.* (src/ext/classify)
+  bool divergence_stats = false;  // sim.divergence_stats, copied by Gpu: the simt group
   bool its = false;  // sim.its, copied here by Gpu (not a key of sm.*): the its stats group
 
   static CacheParams l1d_defaults() { return CacheParams{}; }

@@ -91,3 +91,30 @@ TEST(ItsTiming, AYieldSplitsTheLoopLeaversOff) {
 }
 
 }  // namespace simtlab::testing
+
+namespace simtlab::testing {
+
+TEST(SimtStats, StackDepthAndReconvergencesOnlyWhenOn) {
+  auto run_stats = [](bool on) {
+    TimingRunner r(timing_params(
+        {"gpu.num_sms=1", on ? "sim.divergence_stats=true" : "sim.divergence_stats=false"}));
+    r.load(kPtx);
+    const Addr out = r.upload(std::vector<uint32_t>(32, 0));
+    r.launch("k", {1, 1, 1}, {32, 1, 1}, out);
+    return r.stats["sm[0]"];
+  };
+  EXPECT_FALSE(run_stats(false).contains("simt"));
+  const nlohmann::json sm = run_stats(true);
+  ASSERT_TRUE(sm.contains("simt"));
+  const auto& g = sm["simt"];
+  // The diamond pushes two paths (depth 3) and pops both; the loop's first break pushes the
+  // loopers over the exit entry (depth 2), later breaks replace that entry (no net change), the
+  // last pops it. `ret` pops the bottom entry (the warp's end; depth 0 is not sampled).
+  EXPECT_EQ(g["pushes"]["value"].get<uint64_t>(), 3u);
+  EXPECT_EQ(g["reconvergences"]["value"].get<uint64_t>(), 4u);
+  EXPECT_EQ(g["stack_depth"]["count"].get<uint64_t>(),
+            sm["warp_insts"]["value"].get<uint64_t>() - 1);
+  EXPECT_EQ(g["stack_depth"]["max"].get<uint64_t>(), 3u);
+}
+
+}  // namespace simtlab::testing
