@@ -34,19 +34,25 @@ def main():
                        ("cv", "stat:sm_total.classify.insts_variant"),
                        ("wu", "stat:sm_total.classify.writes_uniform"),
                        ("wa", "stat:sm_total.classify.writes_affine"),
-                       ("wv", "stat:sm_total.classify.writes_variant")):
+                       ("wv", "stat:sm_total.classify.writes_variant"),
+                       ("dsum", "stat:sm_total.simt.stack_depth.sum"),
+                       ("dcount", "stat:sm_total.simt.stack_depth.count"),
+                       ("pops", "stat:sm_total.simt.reconvergences")):
             a[k] += float(r.get(col) or 0)
+        a["dmax"] = max(a["dmax"], float(r.get("stat:sm_total.simt.stack_depth.max") or 0))
     base = variants[0]
     print("| workload | variant | cycles | speedup | warp insts | SIMD eff. | divergent br. "
-          "| forks | joins | yields | released lanes |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| stack depth mean / max | stack pops | forks | joins | yields | released lanes |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for w in order:
         for v in variants:
             a, b = agg[(w, v)], agg[(w, base)]
             eff = a["thread_insts"] / (32 * a["warp_insts"]) if a["warp_insts"] else 0
             sp = b["cycles"] / a["cycles"] if a["cycles"] else 0
             print(f"| {w} | {v} | {a['cycles']:.0f} | {sp:.3f} | {a['warp_insts']:.0f} | "
-                  f"{eff:.3f} | {a['div']:.0f} | {a['forks']:.0f} | {a['joins']:.0f} | "
+                  f"{eff:.3f} | {a['div']:.0f} | "
+                  f"{a['dsum'] / max(a['dcount'], 1):.2f} / {a['dmax']:.0f} | {a['pops']:.0f} | "
+                  f"{a['forks']:.0f} | {a['joins']:.0f} | "
                   f"{a['yields']:.0f} | {a['released']:.0f} |")
     print()
     print("| workload | uniform insts | affine insts | variant insts | uniform writes | "
