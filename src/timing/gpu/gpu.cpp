@@ -94,7 +94,10 @@ Gpu::Gpu(const GpuParams& p)
   mem_ = make_memory_backend(p_, sim_, *core_, *icnt_, *l2_, *dram_, root_);
   for (uint32_t i = 0; i < p_.gpu.num_sms; ++i) {
     ports_.push_back(mem_->port(i));
-    sms_.push_back(std::make_unique<Sm>(i, p_.sm, root_, ports_.back().get()));
+    SmParams sp = p_.sm;
+    sp.its = p_.sim.its;  // independent thread scheduling: the SM's its statistics
+    sp.divergence_stats = p_.sim.divergence_stats;
+    sms_.push_back(std::make_unique<Sm>(i, sp, root_, ports_.back().get()));
     if (p_.sm.sharing.dyn) {  // dynamic warp execution: one board for the reference SM
       if (!dyn_board_) dyn_board_ = std::make_shared<sharing::DynBoard>();
       sms_.back()->set_sharing_board(dyn_board_);

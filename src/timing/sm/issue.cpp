@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "ext/classify/classify.h"
+#include "ext/its/its_stats.h"
+#include "ext/its/simt_stats.h"
 #include "ext/rfc/last_use.h"
 #include "ext/rfc/rfc.h"
 #include "ext/sharing/sharing.h"
@@ -279,6 +282,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
         w.spill_reg_base = fr.reg_base;
       }
     }
+    if (classify_) classify_->on_issue(w.slot, fw, rec_, *kc.launch, fr.reg_base, fr.pred_base);
+    if (simt_stats_) simt_stats_->on_issue(w.slot, fw);
   }
   f.lanes = rec_.exec;
   if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
@@ -311,6 +316,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if (w.ibuf) --w.ibuf;
   if (rec_.warp_done) {
     w.func_done = true;
+    if (its_stats_ && fw.its) its_stats_->add(*fw.its);
   } else if (rec_.next_pc != pc + 1) {
     w.ibuf = 0;
     w.redirect = true;
@@ -391,7 +397,8 @@ void Sm::charge_pc_slots(const PcSlot& ps, uint64_t k) {
 void Sm::issue(uint64_t now) {
   // The default path (no mechanism hooks, no per-instruction statistics) is compiled without
   // their bookkeeping: the hooks and the attribution cost it nothing when off.
-  if (policies_.empty() && !pc_stats_ && !rfc_ && !arch_regs_ && !sharing_)
+  if (policies_.empty() && !pc_stats_ && !rfc_ && !arch_regs_ && !sharing_ && !classify_ &&
+      !simt_stats_)
     issue_impl<false>(now);
   else
     issue_impl<true>(now);

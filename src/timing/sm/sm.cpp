@@ -6,6 +6,9 @@
 
 #include "base/bits.h"
 #include "base/error.h"
+#include "ext/classify/classify.h"
+#include "ext/its/its_stats.h"
+#include "ext/its/simt_stats.h"
 #include "ext/rfc/rfc.h"
 #include "ext/sharing/sharing.h"
 #include "ext/sm_policies.h"
@@ -120,6 +123,10 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
                                "32-bit words moved by spill reloads and stores, per thread");
   }
   port_->set_waiter(this);
+  if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
+  if (p_.divergence_stats) simt_stats_ = std::make_unique<ext::SimtStats>(p_.num_warps, g_);
+  if (p_.classify.enable)  // value classifier (src/ext/classify): statistics only
+    classify_ = std::make_unique<ext::ValueClassifier>(p_.classify, p_.num_warps, g_);
   if (p_.rfc.enable) {  // register-file cache (src/ext/rfc): entries follow the active pool
     if (p_.scheduler != "two_level")
       throw UserError(

@@ -56,7 +56,10 @@ class SmSharing;
 
 namespace simtlab::ext {
 class RegFileCache;
-}
+class ValueClassifier;
+class ItsStats;
+class SimtStats;
+}  // namespace simtlab::ext
 
 namespace simtlab::timing {
 
@@ -222,9 +225,12 @@ class Sm : public sim::Component {
   uint32_t waiting_dispatch_[size_t(UnitKind::count_)] = {};
   std::unique_ptr<LdstUnit> ldst_;
   std::unique_ptr<Cache> l1i_;
-  std::unique_ptr<ext::RegFileCache> rfc_;  // rfc.enable (src/ext/rfc)
-  std::unique_ptr<PowerCounters> power_;    // power.enable (src/power), else null
-  bool demote_long_only_ = false;           // sm.two_level_demote=long_latency
+  std::unique_ptr<ext::RegFileCache> rfc_;          // rfc.enable (src/ext/rfc)
+  std::unique_ptr<PowerCounters> power_;            // power.enable (src/power), else null
+  std::unique_ptr<ext::ValueClassifier> classify_;  // classify.enable (src/ext/classify)
+  std::unique_ptr<ext::ItsStats> its_stats_;        // sim.its (src/ext/its)
+  std::unique_ptr<ext::SimtStats> simt_stats_;      // sim.divergence_stats
+  bool demote_long_only_ = false;                   // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;
   std::vector<std::vector<Writeback>> wheel_;
