@@ -90,7 +90,7 @@ const std::vector<uint16_t>& SmSharing::regnos(const func::Program& prog) {
   return regno_cache_.emplace(&prog, std::move(out)).first->second;
 }
 
-void SmSharing::on_cta_launch(const void* kernel, const Plan& plan, const func::Program& prog,
+void SmSharing::on_cta_launch(const void* kernel, const Plan& plan, const func::Program* prog,
                               uint32_t regs_per_thread, uint32_t cta,
                               const std::vector<WarpSlot*>& warps) {
   if (resident_ == 0 && kernel != kernel_) {
@@ -101,7 +101,7 @@ void SmSharing::on_cta_launch(const void* kernel, const Plan& plan, const func::
     private_ = res_ == Resource::reg
                    ? uint32_t(double(regs_per_thread) * p_.threshold + 1e-9)
                    : plan.private_units;
-    regno_ = res_ == Resource::reg ? &regnos(prog) : nullptr;
+    regno_ = res_ != Resource::reg ? nullptr : prog ? &regnos(*prog) : &test_regno_;
   }
   Cta& c = ctas_[cta];
   c = Cta{};

@@ -69,7 +69,8 @@ class SmSharing {
   /// resident), and a slot is free.
   bool governs(const void* kernel, const Plan& plan) const;
   bool slot_free(const void* kernel, const Plan& plan) const;
-  void on_cta_launch(const void* kernel, const Plan& plan, const func::Program& prog,
+  /// `prog` null: the register-number table set by set_regnos (tests).
+  void on_cta_launch(const void* kernel, const Plan& plan, const func::Program* prog,
                      uint32_t regs_per_thread, uint32_t cta, const std::vector<WarpSlot*>& warps);
   void on_warp_exit(WarpSlot& w);
   void on_cta_exit(uint32_t cta);
@@ -90,6 +91,8 @@ class SmSharing {
   void count_nonowner_cycle() { ++nonowner_cycles_; }
 
   double probability() const { return p_dyn_; }
+  /// Tests: the highest (1-based) register number each PC touches.
+  void set_regnos(std::vector<uint16_t> r) { test_regno_ = std::move(r); }
 
  private:
   struct Pair {
@@ -116,6 +119,7 @@ class SmSharing {
   uint32_t private_ = 0;  // floor(t x regs per thread) or floor(t x scratchpad bytes)
   const std::vector<uint16_t>* regno_ = nullptr;  // per PC: highest register number it touches
   std::map<const func::Program*, std::vector<uint16_t>> regno_cache_;
+  std::vector<uint16_t> test_regno_;
   std::vector<Pair> pairs_;
   std::vector<Cta> ctas_;
   uint32_t unshared_used_ = 0, resident_ = 0;

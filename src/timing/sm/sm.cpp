@@ -288,7 +288,7 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
       if (w.active && w.cta == &c)
         for (size_t j = 0; j < c.cta->warps.size(); ++j)
           if (c.cta->warps[j].get() == w.fw) mine[j] = &w;
-    sharing_->on_cta_launch(k, *k->share_plan, *k->launch->prog, k->launch->regs_per_thread,
+    sharing_->on_cta_launch(k, *k->share_plan, k->launch->prog, k->launch->regs_per_thread,
                             uint32_t(&c - ctas_.data()), mine);
   }
   wake();

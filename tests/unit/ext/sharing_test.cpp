@@ -6,6 +6,13 @@
 #include <vector>
 
 #include "ext/sharing/plan.h"
+#include "ext/sharing/sharing.h"
+#include "func/record.h"
+#include "stats/snapshot.h"
+#include "stats/writers.h"
+#include "tests/unit/timing/timing_harness.h"
+#include "timing/sm/scheduler.h"
+#include "timing/sm/warp_slot.h"
 
 namespace simtlab::timing::sharing {
 namespace {
@@ -97,6 +104,199 @@ TEST(SharingPlan, Set3KernelsLimitedByThreadsOrBlocksNeverShare) {
   EXPECT_FALSE(make_plan(Resource::reg, 0.1, table23(49152), 512, 16, 0).enabled);
   // Blocks: 8 small blocks already fit.
   EXPECT_FALSE(make_plan(Resource::smem, 0.1, table23(16384), 64, 10, 1024).enabled);
+}
+
+// ---- the per-SM state: locks, the deadlock rule, ownership ----
+
+struct TwoPairedCtas {
+  stats::Group root{"t"};
+  SharingParams p;
+  std::unique_ptr<SmSharing> s;
+  WarpSlot w[4];  // CTA 0: w[0], w[1]; CTA 1: w[2], w[3]
+  Plan plan;
+  explicit TwoPairedCtas(const std::string& mode = "reg") {
+    p.mode = mode;
+    s = std::make_unique<SmSharing>(p, 0, 8, 63, root);
+    plan.enabled = true;
+    plan.M = 2;
+    plan.pairs = 1;
+    plan.private_units = 1;
+    s->set_regnos({1, 5, 5});  // PC 0 touches R0 only (private), PCs 1-2 a shared register
+    s->on_cta_launch(this, plan, nullptr, 10, 0, {&w[0], &w[1]});
+    s->on_cta_launch(this, plan, nullptr, 10, 1, {&w[2], &w[3]});
+  }
+  uint64_t count(const char* n) {
+    return stats::to_json(root, stats::snapshot(root))["sharing"][n]["value"].get<uint64_t>();
+  }
+};
+
+TEST(SharingState, PairFormationOwnerFirstAndClasses) {
+  TwoPairedCtas t;
+  EXPECT_EQ(t.w[0].share_class, 0);  // the resident (first) block owns
+  EXPECT_EQ(t.w[1].share_class, 0);
+  EXPECT_EQ(t.w[2].share_class, 2);  // the newcomer waits for the shared part
+  EXPECT_EQ(t.w[3].cta_warp, 1);
+  EXPECT_EQ(t.count("shared_ctas"), 2u);
+}
+
+TEST(SharingState, RegisterGatePrivateRegistersPassSharedOnesNeedTheWarpPairLock) {
+  TwoPairedCtas t;
+  EXPECT_TRUE(t.s->reg_gate(t.w[2], 0));   // R0 <= floor(10 x 0.1): private, no lock
+  EXPECT_EQ(t.count("lock_acquisitions"), 0u);
+  EXPECT_TRUE(t.s->reg_gate(t.w[0], 1));   // the owner's warp 0 takes pair lock 0
+  EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // its partner waits
+  EXPECT_TRUE(t.s->reg_gate(t.w[0], 2));   // held: passes
+  t.s->on_warp_exit(t.w[0]);               // released at warp exit
+  EXPECT_TRUE(t.s->reg_gate(t.w[2], 1));
+  EXPECT_EQ(t.w[2].share_class, 0);  // holding its lock makes it an owner warp
+  EXPECT_EQ(t.count("lock_acquisitions"), 2u);
+  EXPECT_EQ(t.count("lock_releases"), 1u);
+}
+
+// Fig. 2.8: W2 (CTA 0 warp 1) and W3 (CTA 1 warp 0) must not both hold locks, or each block
+// waits at its barrier for a warp that waits for the other block's lock. The rule: a warp takes
+// a free lock only if no warp of the partner block holds one.
+TEST(SharingState, DeadlockRuleOneBlockOfAPairHoldsRegisterLocks) {
+  TwoPairedCtas t;
+  EXPECT_TRUE(t.s->reg_gate(t.w[1], 1));   // W2 (CTA 0) takes lock 1
+  EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // W3 (CTA 1): lock 0 is free, but CTA 0 holds one
+  EXPECT_TRUE(t.s->reg_gate(t.w[0], 1));   // W1 (CTA 0) takes lock 0: no cycle forms
+  EXPECT_FALSE(t.s->reg_gate(t.w[3], 1));  // W4 waits for lock 1
+  t.s->on_warp_exit(t.w[0]);
+  EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // lock 0 is free, but W2 still holds lock 1
+  t.s->on_warp_exit(t.w[1]);
+  EXPECT_TRUE(t.s->reg_gate(t.w[2], 1));
+  EXPECT_TRUE(t.s->reg_gate(t.w[3], 1));
+}
+
+TEST(SharingState, OwnershipPassesToThePartnerAndANewBlockJoinsAsNonOwner) {
+  TwoPairedCtas t;
+  t.s->on_warp_exit(t.w[0]);
+  t.s->on_warp_exit(t.w[1]);
+  t.s->on_cta_exit(0);
+  EXPECT_EQ(t.w[2].share_class, 0);
+  EXPECT_EQ(t.count("ownership_transfers"), 1u);
+  WarpSlot n[2];
+  t.s->on_cta_launch(&t, t.plan, nullptr, 10, 0, {&n[0], &n[1]});
+  EXPECT_EQ(n[0].share_class, 2);
+  EXPECT_EQ(t.w[3].share_class, 0);
+}
+
+TEST(SharingState, ScratchpadGateTakesTheBlockPairLockUntilTheBlockExits) {
+  TwoPairedCtas t("smem");
+  func::WarpInstRecord rec;
+  rec.exec = 0x3;
+  rec.addr[0] = 0;
+  rec.addr[1] = 0;  // below floor(t x smem) = 1: private
+  EXPECT_TRUE(t.s->smem_gate(t.w[2], rec));
+  rec.addr[1] = 4;  // one lane in the shared region
+  EXPECT_TRUE(t.s->smem_gate(t.w[2], rec));  // free: CTA 1 takes it (and owns the pair)
+  EXPECT_EQ(t.w[2].share_class, 0);
+  EXPECT_EQ(t.w[0].share_class, 2);
+  EXPECT_FALSE(t.s->smem_gate(t.w[0], rec));  // CTA 0 waits
+  EXPECT_EQ(t.count("smem_waits"), 1u);
+  EXPECT_FALSE(t.s->smem_retry(t.w[1]));
+  t.s->on_warp_exit(t.w[2]);
+  EXPECT_FALSE(t.s->smem_retry(t.w[1]));  // held until the block exits, not the warp
+  t.s->on_warp_exit(t.w[3]);
+  t.s->on_cta_exit(1);
+  EXPECT_TRUE(t.s->smem_retry(t.w[1]));
+  EXPECT_EQ(t.count("lock_releases"), 1u);
+}
+
+TEST(SharingState, OwfOrdersOwnersThenUnsharedThenNonOwnersGtoWithin) {
+  auto s = make_scheduler("owf", 0);
+  WarpSlot w[5];
+  const uint8_t cls[5] = {2, 1, 0, 2, 0};
+  for (uint32_t i = 0; i < 5; ++i) {
+    w[i].age = i;
+    w[i].share_class = cls[i];
+    s->add(&w[i]);
+  }
+  auto ids = [&] {
+    std::vector<uint64_t> v;
+    for (WarpSlot* x : s->order()) v.push_back(x->age);
+    return v;
+  };
+  EXPECT_EQ(ids(), (std::vector<uint64_t>{2, 4, 1, 0, 3}));
+  s->issued(&w[4]);  // greedy within its class
+  EXPECT_EQ(ids(), (std::vector<uint64_t>{4, 2, 1, 0, 3}));
+  s->issued(&w[3]);  // a non-owner that issued stays behind the other classes
+  EXPECT_EQ(ids(), (std::vector<uint64_t>{2, 4, 1, 3, 0}));
+  for (auto& x : w) x.share_class = 1;  // nothing shared: GTO
+  EXPECT_EQ(ids(), (std::vector<uint64_t>{3, 0, 1, 2, 4}));
+}
+
+// ---- on the SM ----
+
+// One warp per block of 8 registers/thread (the PTX estimate: 256 per block); with 384
+// registers per SM one block fits (the baseline), and at t = 0.2 the 128 left over pay for a
+// pair: 2 blocks. Private registers: floor(8 x 0.2) = 1, i.e. R0.
+std::vector<std::string> sm_sets(bool share) {
+  std::vector<std::string> s = {"gpu.num_sms=1",        "sm.l1i_perfect=true",
+                                "sim.memory_model=fixed", "sim.fixed_memory_latency=100",
+                                "sm.registers=384",     "sm.reg_alloc_granularity=32"};
+  if (share) {
+    s.push_back("sharing.mode=reg");
+    s.push_back("sharing.threshold=0.2");
+  }
+  return s;
+}
+
+std::string chain_kernel(bool shared_regs) {
+  // %r1 lives in R0 (private); the second value (R2, R1 being the stack pointer) is shared.
+  std::string body = "  mov.u32 %r1, %tid.x;\n";
+  for (int i = 0; i < 20; ++i)
+    body += shared_regs ? "  add.s32 %r2, %r1, 1;\n  add.s32 %r1, %r2, %r1;\n"
+                        : "  add.s32 %r1, %r1, 1;\n";
+  return R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>;
+)" + body + "  ret;\n}\n";
+}
+
+uint64_t run(const std::vector<std::string>& sets, const std::string& ptx, nlohmann::json* st) {
+  testing::TimingRunner r(testing::timing_params(sets));
+  r.load(ptx);
+  r.launch("k", {2, 1, 1}, {32, 1, 1}, Addr(0));
+  if (st) *st = r.stats;
+  return r.last.cycles;
+}
+
+TEST(SharingSm, PrivateRegistersOnlyBehaveLikeTwiceTheRegisterFile) {
+  nlohmann::json st;
+  const uint64_t shared = run(sm_sets(true), chain_kernel(false), &st);
+  EXPECT_EQ(st["sm[0]"]["sharing"]["shared_ctas"]["value"], 2);
+  EXPECT_EQ(st["sm[0]"]["sharing"]["lock_acquisitions"]["value"], 0);
+  EXPECT_EQ(st["sm[0]"]["stall"]["values"]["lock_wait"], 0);
+  auto doubled = sm_sets(false);
+  doubled[4] = "sm.registers=512";  // both blocks fit without sharing
+  EXPECT_EQ(shared, run(doubled, chain_kernel(false), nullptr));
+  EXPECT_LT(shared, run(sm_sets(false), chain_kernel(false), nullptr));
+}
+
+TEST(SharingSm, NonOwnerRunsItsPrivatePrefixThenWaitsForThePartnerWarp) {
+  nlohmann::json st;
+  run(sm_sets(true), chain_kernel(true), &st);
+  const auto& g = st["sm[0]"]["sharing"];
+  EXPECT_EQ(g["shared_ctas"]["value"], 2);
+  EXPECT_EQ(g["lock_acquisitions"]["value"], 2);  // warp 0 of each block, one after the other
+  EXPECT_EQ(g["lock_releases"]["value"], 2);
+  EXPECT_EQ(g["ownership_transfers"]["value"], 1);
+  EXPECT_EQ(g["nonowner_insts"]["value"], 1);  // only its private `mov` before the lock
+  EXPECT_GT(st["sm[0]"]["stall"]["values"]["lock_wait"].get<uint64_t>(), 0u);
+}
+
+TEST(SharingSm, KernelsTheAllocationDoesNotShareRunExactlyAsWithoutSharing) {
+  // Set-3-like: 2 blocks fit with none left over (512 registers): no pairs, same timing.
+  auto a = sm_sets(false), b = sm_sets(true);
+  a[4] = b[4] = "sm.registers=512";
+  nlohmann::json sa, sb;
+  EXPECT_EQ(run(a, chain_kernel(true), &sa), run(b, chain_kernel(true), &sb));
+  EXPECT_EQ(sa["sm[0]"]["warp_insts"], sb["sm[0]"]["warp_insts"]);
+  EXPECT_EQ(sb["sm[0]"]["sharing"]["shared_ctas"]["value"], 0);
 }
 
 }  // namespace
