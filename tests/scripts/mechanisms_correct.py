@@ -22,6 +22,8 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   its          sim.its=true (independent thread scheduling, issue #22); programs that need it
                (ITS_ARGS) run with their ITS arguments and must end with PASSED
   classify     classify.enable=true (value classifier statistics, issue #22)
+  share_reg    sm.scheduler=owf sharing.mode=reg sharing.reorder=true sharing.dyn=true (#16)
+  share_smem   sm.shared_bytes=16K with sm.scheduler=owf sharing.mode=smem (baseline: 16K)
 """
 import argparse
 import concurrent.futures as cf
@@ -42,6 +44,10 @@ MECHS = {
     "arch_regs": ([], ["sm.register_numbering=architectural"]),
     "arch_spill": ([], ["sm.register_numbering=architectural", "sm.max_regs_per_thread=16"]),
     "its": ([], ["sim.its=true"]),
+    "share_reg": ([], ["sm.scheduler=owf", "sharing.mode=reg", "sharing.reorder=true",
+                       "sharing.dyn=true"]),
+    "share_smem": (["sm.shared_bytes=16K"], ["sm.shared_bytes=16K", "sm.scheduler=owf",
+                                             "sharing.mode=smem"]),
     "classify": ([], ["classify.enable=true"]),
 }
 

@@ -22,12 +22,14 @@ Plan make_plan(Resource res, double t, const SmLimits& lim, uint32_t threads,
   if (padded) caps = std::min(caps, lim.max_threads / padded);
   if (warps) caps = std::min(caps, lim.num_warps / warps);
   uint32_t other = caps;
-  if (res == Resource::reg && smem_per_block) other = std::min(other, lim.shared_bytes / smem_per_block);
+  if (res == Resource::reg && smem_per_block)
+    other = std::min(other, lim.shared_bytes / smem_per_block);
   if (res == Resource::smem && reg_tb) other = std::min(other, lim.registers / reg_tb);
   const uint32_t R = res == Resource::reg ? lim.registers : lim.shared_bytes;
   const uint32_t R_tb = res == Resource::reg ? reg_tb : smem_per_block;
   p.R_tb = R_tb;
-  p.private_units = res == Resource::reg ? floor_q(t * regs_per_thread) : floor_q(t * smem_per_block);
+  p.private_units =
+      res == Resource::reg ? floor_q(t * regs_per_thread) : floor_q(t * smem_per_block);
   if (R_tb == 0) {  // the resource does not limit: no sharing
     p.baseline = p.M = p.unshared = other;
     return p;

@@ -30,12 +30,12 @@ struct SmLimits {
 
 struct Plan {
   bool enabled = false;
-  uint32_t baseline = 0;   // blocks without sharing (every limit)
-  uint32_t F = 0, S = 0;   // equation 2.4 before the caps
-  uint32_t M = 0;          // blocks launched (M_final)
-  uint32_t pairs = 0;      // S'
-  uint32_t unshared = 0;   // U'
-  uint32_t R_tb = 0;       // units one block needs
+  uint32_t baseline = 0;       // blocks without sharing (every limit)
+  uint32_t F = 0, S = 0;       // equation 2.4 before the caps
+  uint32_t M = 0;              // blocks launched (M_final)
+  uint32_t pairs = 0;          // S'
+  uint32_t unshared = 0;       // U'
+  uint32_t R_tb = 0;           // units one block needs
   uint32_t private_units = 0;  // floor(t x per-thread registers) or floor(t x scratchpad bytes)
 };
 

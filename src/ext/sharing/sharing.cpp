@@ -23,8 +23,8 @@ SmSharing::SmSharing(const SharingParams& p, uint32_t sm_id, uint32_t max_ctas, 
       acquisitions_(g_.counter("lock_acquisitions", "locks",
                                "Pair locks taken (warp-pair register locks or block-pair "
                                "scratchpad locks)")),
-      releases_(g_.counter("lock_releases", "locks",
-                           "Pair locks released (at warp exit / block exit)")),
+      releases_(
+          g_.counter("lock_releases", "locks", "Pair locks released (at warp exit / block exit)")),
       transfers_(g_.counter("ownership_transfers", "pairs",
                             "Owner blocks that exited while their partner stayed resident")),
       held_smem_(g_.counter("smem_waits", "warp instructions",
@@ -43,8 +43,8 @@ SmSharing::SmSharing(const SharingParams& p, uint32_t sm_id, uint32_t max_ctas, 
   if (sm_id_ == p_.dyn_ref_sm) p_dyn_ = 0.0;
 }
 
-bool SmSharing::governs(const void* kernel, const Plan& plan) const {
-  if (!plan.enabled) return false;
+bool SmSharing::governs(const void* kernel, const Plan& plan, uint32_t sm_resident) const {
+  if (!plan.enabled || sm_resident != resident_) return false;
   return resident_ == 0 || kernel == kernel_;
 }
 
@@ -93,14 +93,13 @@ const std::vector<uint16_t>& SmSharing::regnos(const func::Program& prog) {
 void SmSharing::on_cta_launch(const void* kernel, const Plan& plan, const func::Program* prog,
                               uint32_t regs_per_thread, uint32_t cta,
                               const std::vector<WarpSlot*>& warps) {
-  if (resident_ == 0 && kernel != kernel_) {
+  if (resident_ == 0) {  // a fresh layout (a new kernel may reuse the last one's address)
     kernel_ = kernel;
     plan_ = plan;
     pairs_.assign(plan.pairs, Pair{});
     unshared_used_ = 0;
-    private_ = res_ == Resource::reg
-                   ? uint32_t(double(regs_per_thread) * p_.threshold + 1e-9)
-                   : plan.private_units;
+    private_ = res_ == Resource::reg ? uint32_t(double(regs_per_thread) * p_.threshold + 1e-9)
+                                     : plan.private_units;
     regno_ = res_ != Resource::reg ? nullptr : prog ? &regnos(*prog) : &test_regno_;
   }
   Cta& c = ctas_[cta];

@@ -65,9 +65,9 @@ class SmSharing {
             stats::Group& sm);
 
   Resource resource() const { return res_; }
-  /// Whether `plan` governs this SM's next CTA of kernel `kernel` (its CTAs are the only ones
-  /// resident), and a slot is free.
-  bool governs(const void* kernel, const Plan& plan) const;
+  /// Whether `plan` governs this SM's next CTA of kernel `kernel`: sharing is enabled for it
+  /// and every CTA resident on the SM (`sm_resident`) is one of its tracked CTAs.
+  bool governs(const void* kernel, const Plan& plan, uint32_t sm_resident) const;
   bool slot_free(const void* kernel, const Plan& plan) const;
   /// `prog` null: the register-number table set by set_regnos (tests).
   void on_cta_launch(const void* kernel, const Plan& plan, const func::Program* prog,
@@ -96,9 +96,9 @@ class SmSharing {
 
  private:
   struct Pair {
-    int32_t member[2] = {-1, -1};  // CTA slots
-    int owner = 0;                 // side that owns
-    int smem_holder = -1;          // side holding the scratchpad lock
+    int32_t member[2] = {-1, -1};    // CTA slots
+    int owner = 0;                   // side that owns
+    int smem_holder = -1;            // side holding the scratchpad lock
     std::vector<int8_t> reg_holder;  // per warp index: side holding that warp pair's lock
     uint32_t holders[2] = {0, 0};    // warps of each side holding a register lock
   };

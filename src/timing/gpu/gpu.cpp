@@ -11,8 +11,8 @@
 #include "base/bits.h"
 #include "base/error.h"
 #include "base/interrupt.h"
-#include "func/executor.h"
 #include "ext/sharing/sharing.h"
+#include "func/executor.h"
 #include "func/regcheck.h"
 #include "stats/writers.h"
 #include "timing/gpu/power_arch.h"
@@ -264,8 +264,8 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   }
   if (p_.sm.sharing.on()) {  // resource sharing (src/ext/sharing): the kernel's plan
     const SmParams& sm = p_.sm;
-    sharing::SmLimits lim{sm.registers, sm.shared_bytes, sm.max_ctas, sm.max_threads,
-                          sm.num_warps, sm.warp_size};
+    sharing::SmLimits lim{sm.registers,   sm.shared_bytes, sm.max_ctas,
+                          sm.max_threads, sm.num_warps,    sm.warp_size};
     r->share_plan = sharing::make_plan(
         sm.sharing.mode == "smem" ? sharing::Resource::smem : sharing::Resource::reg,
         sm.sharing.threshold, lim, uint32_t(L.block.count()), r->regs, L.shared_bytes);
@@ -324,7 +324,8 @@ void Gpu::fill_result(Running& r, uint64_t now) {
   j["start_cycle"] = r.start;
   j["end_cycle"] = now;
   j["occupancy"] = {{"regs_per_thread", r.regs},
-                    {"ctas_per_sm", ctas_per_sm(p_.sm, r.needs)},
+                    {"ctas_per_sm", r.share_plan.enabled ? r.share_plan.M  // sharing
+                                                         : ctas_per_sm(p_.sm, r.needs)},
                     {"warps_per_cta", r.needs.warps},
                     {"shared_per_cta", r.needs.shared},
                     {"regs_per_cta", r.needs.regs}};
@@ -343,10 +344,14 @@ void Gpu::fill_result(Running& r, uint64_t now) {
   }
   if (p_.sm.sharing.on()) {
     const sharing::Plan& sp = r.share_plan;
-    j["sharing"] = {{"mode", p_.sm.sharing.mode},     {"threshold", p_.sm.sharing.threshold},
-                    {"enabled", sp.enabled},          {"baseline_ctas_per_sm", sp.baseline},
-                    {"ctas_per_sm", sp.M},            {"pairs_per_sm", sp.pairs},
-                    {"unshared_per_sm", sp.unshared}, {"private_units", sp.private_units}};
+    j["sharing"] = {{"mode", p_.sm.sharing.mode},
+                    {"threshold", p_.sm.sharing.threshold},
+                    {"enabled", sp.enabled},
+                    {"baseline_ctas_per_sm", sp.baseline},
+                    {"ctas_per_sm", sp.M},
+                    {"pairs_per_sm", sp.pairs},
+                    {"unshared_per_sm", sp.unshared},
+                    {"private_units", sp.private_units}};
   }
   if (power_)
     j["power"] =

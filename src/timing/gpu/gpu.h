@@ -17,9 +17,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ext/sharing/plan.h"
 #include "func/device.h"
 #include "func/livelock.h"
-#include "ext/sharing/plan.h"
 #include "power/model.h"
 #include "sim/sim.h"
 #include "stats/group.h"

@@ -20,8 +20,9 @@ class Owf : public AgeOrderedScheduler {
     if (last_) out_.push_back(last_);
     for (WarpSlot* w : warps_)
       if (w != last_) out_.push_back(w);
-    std::stable_sort(out_.begin(), out_.end(),
-                     [](const WarpSlot* a, const WarpSlot* b) { return a->share_class < b->share_class; });
+    std::stable_sort(out_.begin(), out_.end(), [](const WarpSlot* a, const WarpSlot* b) {
+      return a->share_class < b->share_class;
+    });
     return out_;
   }
   void issued(WarpSlot* w) override { last_ = w; }

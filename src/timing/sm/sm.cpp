@@ -207,7 +207,7 @@ void Sm::set_sharing_board(std::shared_ptr<sharing::DynBoard> b) {
 }
 
 bool Sm::fits(const CtaNeeds& n, const KernelCtx* k) const {
-  if (sharing_ && k && k->share_plan && sharing_->governs(k, *k->share_plan)) {
+  if (sharing_ && k && k->share_plan && sharing_->governs(k, *k->share_plan, resident_ctas_)) {
     // Resource sharing (src/ext/sharing): the plan's slots replace the shared resource's
     // budget; every other limit still holds.
     const bool reg = sharing_->resource() == sharing::Resource::reg;
@@ -242,6 +242,9 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
   used_shared_ += n.shared;
   ++resident_ctas_;
   ++ctas_launched_;
+  // Resource sharing: a CTA admitted under its kernel's plan (decided before any warp retires).
+  const bool share_tracked =
+      sharing_ && k->share_plan && sharing_->governs(k, *k->share_plan, resident_ctas_ - 1);
   // Before the warps: a CTA whose warps have all exited already ends in the loop below.
   if (trace_) trace_->cta_begin(id_, linear_id, now);
   const uint32_t nregs = k->launch->prog->max_regs, npreds = k->launch->prog->max_preds;
@@ -280,7 +283,7 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     }
     scheds_[w.sched]->add(&w);
   }
-  if (sharing_ && k->share_plan) {
+  if (share_tracked && c.active) {
     // The CTA's warps by their index in the CTA (warp j pairs with the partner's warp j); a
     // warp that exited at launch leaves a null.
     std::vector<WarpSlot*> mine(c.cta->warps.size(), nullptr);

@@ -8,11 +8,11 @@
 
 #include "config/describer.h"
 #include "ext/ccws/ccws_params.h"
-#include "ext/sharing/sharing_params.h"
 #include "ext/classify/classify_params.h"
 #include "ext/dyncta/dyncta_params.h"
 #include "ext/mrpb/mrpb_params.h"
 #include "ext/rfc/rfc_params.h"
+#include "ext/sharing/sharing_params.h"
 #include "timing/mem/cache.h"
 
 namespace simtlab::timing {
@@ -92,7 +92,7 @@ struct SmParams {
   // (GpuParams::describe), not under sm.*.
   ext::RfcParams rfc;
   ext::MrpbParams mrpb;
-  SharingParams sharing;  // top-level group sharing.* (src/ext/sharing, thesis ch. 2)
+  SharingParams sharing;          // top-level group sharing.* (src/ext/sharing, thesis ch. 2)
   ext::ClassifyParams classify;   // classify.* (src/ext/classify)
   bool divergence_stats = false;  // sim.divergence_stats, copied by Gpu: the simt group
   bool its = false;  // sim.its, copied here by Gpu (not a key of sm.*): the its stats group

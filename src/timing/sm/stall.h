@@ -40,7 +40,9 @@ inline std::vector<std::string> stall_labels(bool with_throttled = false, bool w
 /// Priority of a reason when a slot's warps are blocked for different ones (smaller = closer
 /// to issuing): enum order, with throttled right after issued.
 constexpr unsigned stall_rank(Stall s) {
-  return s == Stall::throttled || s == Stall::lock_wait ? 1 : s == Stall::issued ? 0 : 2 * unsigned(s);
+  return s == Stall::throttled || s == Stall::lock_wait ? 1
+         : s == Stall::issued                           ? 0
+                                                        : 2 * unsigned(s);
 }
 
 }  // namespace simtlab::timing

@@ -38,9 +38,9 @@ const Kernel kSet1[] = {
 };
 // Table 2.2 (threads, scratchpad bytes per block) and Table 2.8.
 const Kernel kSet2[] = {
-    {"CONV1", 64, 0, 2560, {6, 6, 6, 6, 7, 8}},  {"CONV2", 128, 0, 5184, {3, 3, 3, 3, 3, 4}},
+    {"CONV1", 64, 0, 2560, {6, 6, 6, 6, 7, 8}},   {"CONV2", 128, 0, 5184, {3, 3, 3, 3, 3, 4}},
     {"lavaMD", 128, 0, 7200, {2, 2, 2, 2, 2, 4}}, {"NW1", 16, 0, 2180, {7, 7, 7, 8, 8, 8}},
-    {"NW2", 16, 0, 2180, {7, 7, 7, 8, 8, 8}},    {"SRAD1", 256, 0, 6144, {2, 2, 2, 3, 4, 4}},
+    {"NW2", 16, 0, 2180, {7, 7, 7, 8, 8, 8}},     {"SRAD1", 256, 0, 6144, {2, 2, 2, 3, 4, 4}},
     {"SRAD2", 256, 0, 5120, {3, 3, 3, 3, 3, 5}},
 };
 
@@ -141,7 +141,7 @@ TEST(SharingState, PairFormationOwnerFirstAndClasses) {
 
 TEST(SharingState, RegisterGatePrivateRegistersPassSharedOnesNeedTheWarpPairLock) {
   TwoPairedCtas t;
-  EXPECT_TRUE(t.s->reg_gate(t.w[2], 0));   // R0 <= floor(10 x 0.1): private, no lock
+  EXPECT_TRUE(t.s->reg_gate(t.w[2], 0));  // R0 <= floor(10 x 0.1): private, no lock
   EXPECT_EQ(t.count("lock_acquisitions"), 0u);
   EXPECT_TRUE(t.s->reg_gate(t.w[0], 1));   // the owner's warp 0 takes pair lock 0
   EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // its partner waits
@@ -189,7 +189,7 @@ TEST(SharingState, ScratchpadGateTakesTheBlockPairLockUntilTheBlockExits) {
   rec.addr[0] = 0;
   rec.addr[1] = 0;  // below floor(t x smem) = 1: private
   EXPECT_TRUE(t.s->smem_gate(t.w[2], rec));
-  rec.addr[1] = 4;  // one lane in the shared region
+  rec.addr[1] = 4;                           // one lane in the shared region
   EXPECT_TRUE(t.s->smem_gate(t.w[2], rec));  // free: CTA 1 takes it (and owns the pair)
   EXPECT_EQ(t.w[2].share_class, 0);
   EXPECT_EQ(t.w[0].share_class, 2);
@@ -233,9 +233,9 @@ TEST(SharingState, OwfOrdersOwnersThenUnsharedThenNonOwnersGtoWithin) {
 // registers per SM one block fits (the baseline), and at t = 0.2 the 128 left over pay for a
 // pair: 2 blocks. Private registers: floor(8 x 0.2) = 1, i.e. R0.
 std::vector<std::string> sm_sets(bool share) {
-  std::vector<std::string> s = {"gpu.num_sms=1",        "sm.l1i_perfect=true",
+  std::vector<std::string> s = {"gpu.num_sms=1",          "sm.l1i_perfect=true",
                                 "sim.memory_model=fixed", "sim.fixed_memory_latency=100",
-                                "sm.registers=384",     "sm.reg_alloc_granularity=32"};
+                                "sm.registers=384",       "sm.reg_alloc_granularity=32"};
   if (share) {
     s.push_back("sharing.mode=reg");
     s.push_back("sharing.threshold=0.2");
@@ -254,7 +254,8 @@ std::string chain_kernel(bool shared_regs) {
 .address_size 64
 .visible .entry k(.param .u64 out) {
   .reg .b32 %r<4>;
-)" + body + "  ret;\n}\n";
+)" + body +
+         "  ret;\n}\n";
 }
 
 uint64_t run(const std::vector<std::string>& sets, const std::string& ptx, nlohmann::json* st) {
