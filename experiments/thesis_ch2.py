@@ -25,7 +25,9 @@ def main():
     for w in man.get("workloads", []):
         for k in w.get("kernels", []):
             sets[(w["name"], k["kernel"])] = k.get("sets", [])
-    baseline = rows[0]["baseline"] if rows else ""
+    baseline = next((r["variant"] for r in rows if r["baseline"] in ("1", "true", "True")),
+                    rows[0]["variant"] if rows else "")
+    kset = {}
     agg = collections.defaultdict(lambda: collections.defaultdict(float))
     order, variants = [], []
     for r in rows:
@@ -38,7 +40,7 @@ def main():
         if r["variant"] not in variants:
             variants.append(r["variant"])
         a = agg[(key, r["variant"])]
-        a["set"] = s[0]
+        kset[key] = s[0]
         a["cycles"] += float(r["cycles"] or 0)
         a["thread_insts"] += float(r["thread_insts"] or 0)
         a["ctas"] = max(a["ctas"], float(r["ctas_per_sm"] or 0))
@@ -71,7 +73,7 @@ def main():
                 gains[v].append(1 + g)
             cells.append(f"{int(a['ctas'])} / {ipc[(key, v)]:.1f}" +
                          ("" if v == baseline else f" / {100 * g:+.2f}%"))
-        print(f"| {agg[(key, baseline)]['set'].replace('thesis-ch2-', '')} | {key[0]}."
+        print(f"| {kset[key].replace('thesis-ch2-', '')} | {key[0]}."
               f"{key[1]} | " + " | ".join(cells) + " |")
     print("| | **geomean gain** | " + " | ".join(
         "" if v == baseline else
