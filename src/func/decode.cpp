@@ -38,6 +38,17 @@ CallDesc::Builtin builtin_of(std::string_view n) {
   return CallDesc::Builtin::other;
 }
 
+uint8_t d2ma_of(std::string_view n) {
+  if (!n.starts_with("__d2ma_")) return CallDesc::d2ma_none;
+  n.remove_prefix(7);
+  if (n == "init") return CallDesc::d2ma_init;
+  if (n == "set_datatype") return CallDesc::d2ma_set_datatype;
+  if (n == "set_mode") return CallDesc::d2ma_set_mode;
+  if (n == "configure") return CallDesc::d2ma_configure;
+  if (n == "execute") return CallDesc::d2ma_execute;
+  return CallDesc::d2ma_none;
+}
+
 class Decoder {
  public:
   Decoder(const LoadedModule& lm, uint32_t kernel) : lm_(lm), m_(lm.ir()), kernel_(kernel) {}
@@ -358,6 +369,7 @@ class Decoder {
         c.builtin = builtin_of(callee->name);
       } else {
         d.callee = uint32_t(P.func_by_module_index[ci.target.id]);
+        c.d2ma = d2ma_of(callee->name);
       }
     } else {
       c.indirect = true;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "ext/d2ma/d2ma.h"
 #include "ext/rfc/last_use.h"
 #include "ext/rfc/rfc.h"
 #include "func/regcheck.h"
@@ -253,6 +254,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   // Execute functionally (execute-at-issue).
   kc.cx.cycle = now;
   kc.cx.cta = w.cta->cta.get();
+  kc.cx.d2ma = d2ma_;  // D2MA intrinsic calls go to this SM's engine (null when off)
   func::step(kc.cx, fw, &rec_);
   if constexpr (kExt) {
     for (auto& q : policies_) q->on_issue(w, d);

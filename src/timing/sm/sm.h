@@ -50,7 +50,10 @@ struct ArchRegMap;
 
 namespace simtlab::ext {
 class RegFileCache;
+namespace d2ma {
+class Engine;
 }
+}  // namespace simtlab::ext
 
 namespace simtlab::timing {
 
@@ -104,7 +107,7 @@ class Sm : public sim::Component {
   void launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now);
   /// CTAs finished since the last call (the dispatcher frees their slots' bookkeeping).
   uint32_t take_finished_ctas();
-  bool busy() const { return resident_ctas_ > 0 || !ldst_->idle(); }
+  bool busy() const { return resident_ctas_ > 0 || !ldst_->idle() || !d2ma_idle(); }
   uint32_t resident_ctas() const { return resident_ctas_; }
   uint32_t id() const { return id_; }
   /// Per-warp state dump for deadlock reports.
@@ -139,6 +142,8 @@ class Sm : public sim::Component {
   }
   /// The register-file cache (rfc.enable), else null.
   ext::RegFileCache* rfc() { return rfc_.get(); }
+  /// The D2MA engine (d2ma.enable, src/ext/d2ma), else null.
+  ext::d2ma::Engine* d2ma() { return d2ma_; }
 
  private:
   struct Writeback {
@@ -214,7 +219,11 @@ class Sm : public sim::Component {
   std::unique_ptr<Cache> l1i_;
   std::unique_ptr<ext::RegFileCache> rfc_;  // rfc.enable (src/ext/rfc)
   std::unique_ptr<PowerCounters> power_;    // power.enable (src/power), else null
-  bool demote_long_only_ = false;           // sm.two_level_demote=long_latency
+  // ---- D2MA (d2ma.enable, src/ext/d2ma): owned by policies_, null when off ----
+  ext::d2ma::Engine* d2ma_ = nullptr;
+  bool d2ma_idle() const;
+  // ---- end D2MA ----
+  bool demote_long_only_ = false;  // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;
   std::vector<std::vector<Writeback>> wheel_;

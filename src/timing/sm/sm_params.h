@@ -8,6 +8,7 @@
 
 #include "config/describer.h"
 #include "ext/ccws/ccws_params.h"
+#include "ext/d2ma/d2ma_params.h"
 #include "ext/dyncta/dyncta_params.h"
 #include "ext/mrpb/mrpb_params.h"
 #include "ext/rfc/rfc_params.h"
@@ -90,6 +91,7 @@ struct SmParams {
   // (GpuParams::describe), not under sm.*.
   ext::RfcParams rfc;
   ext::MrpbParams mrpb;
+  D2maParams d2ma;  // top-level group d2ma.* (src/ext/d2ma)
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {
