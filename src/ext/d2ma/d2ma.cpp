@@ -158,6 +158,8 @@ Engine::Engine(const D2maParams& p, uint32_t sm_id, uint32_t max_ctas, uint32_t 
     : p_(p),
       sm_(sm_id),
       nbuf_(p.buffers_per_cta),
+      all_warps_(p.ignite_policy == "all_warps"),
+      nwarps_(num_warps),
       below_(below),
       port_(std::make_unique<Port>(*this)),
       g_(sm.child("d2ma")),
@@ -200,7 +202,6 @@ Engine::Engine(const D2maParams& p, uint32_t sm_id, uint32_t max_ctas, uint32_t 
   g_.ratio("mem_cycles_per_transfer", "cycles", "MEM time per transfer", "mem_cycles", "transfers");
   ctrls_.resize(max_ctas);
   for (Ctrl& c : ctrls_) c.e.resize(nbuf_);
-  execn_.assign(num_warps, std::vector<uint32_t>(nbuf_, 0));
   waiting_.assign(num_warps, 0);
 }
 
@@ -216,6 +217,7 @@ Engine::Ctrl& Engine::ctrl_of(const timing::WarpSlot& w) {
     k.cta = w.cta->cta.get();
     k.start = w.cta->start_cycle;
     k.e.resize(nbuf_);
+    k.execn.assign(nwarps_, std::vector<uint32_t>(nbuf_, 0));
   }
   return k;
 }
@@ -256,8 +258,12 @@ bool Engine::may_issue(const timing::WarpSlot& w, const func::DInst& d) const {
       if (a < func::kSharedWindow || a >= func::kSharedWindow + (uint64_t(1) << 32)) continue;
       a -= func::kSharedWindow;
     }
-    for (const Entry& x : k.e) {
+    for (uint32_t i = 0; i < nbuf_; ++i) {
+      const Entry& x = k.e[i];
       if (!x.valid || !in_flight(x)) continue;
+      // all_warps: a warp that has not arrived for the pending generation still reads the
+      // previous one (complete); it is not held (it must arrive for the transfer to start).
+      if (all_warps_ && k.execn[w.slot][i] <= x.done_gen) continue;
       const uint64_t lo = x.desc.sbase;
       const uint64_t hi = lo + (p_.raw_range == "paper" ? x.plan.paper_bytes : x.plan.footprint);
       if (a < hi && a + size > lo) {
@@ -320,46 +326,58 @@ bool Engine::d2ma_call(func::ExecContext& cx, func::Warp& w, const func::DInst& 
     x = Entry{};
     x.valid = true;
     x.desc.sbase = sbase;
-    for (auto& v : execn_) v[uint32_t(idx)] = 0;  // (warps of other CTAs never name it)
+    for (auto& v : k.execn) v[uint32_t(idx)] = 0;
   }
   Entry& x = k.e[uint32_t(idx)];
-  uint32_t& seen = execn_[ws.slot][uint32_t(idx)];
+  uint32_t& seen = k.execn[ws.slot][uint32_t(idx)];
   const uint32_t gen = seen + 1;
   if (gen <= x.epoch) {  // a faster warp ignited this generation: commit
     seen = gen;
     return true;
   }
-  if (in_flight(x)) {  // the buffer's previous transfer is still running
+  auto set_desc = [&] {
+    if (cfg) {
+      Desc& dd = x.desc;
+      dd.n = uint32_t(arg(2));
+      dd.cols = uint32_t(arg(3));
+      dd.stride = uint32_t(arg(4));
+      dd.region = uint32_t(arg(5));
+      dd.esize = k.esize;
+      dd.mode = k.mode;
+      dd.n_or_hr = k.n_or_hr;
+      dd.hc = k.hc;
+      dd.hconst = k.hconst;
+    } else {
+      x.desc.region = uint32_t(arg(2));
+    }
+    x.desc.gbase = gbase;
+  };
+  if (all_warps_) {
+    // Every live warp of the CTA must arrive; early arrivals commit and the buffer counts as
+    // in flight from the first arrival on (their reads of it wait for the transfer).
+    if (x.state != State::armed) {
+      if (in_flight(x)) {
+        ++replays_;
+        return false;
+      }
+      x.state = State::armed;
+      x.arrivals = 0;
+      ++k.inflight;
+      // The RAW check needs the buffer's range from the first arrival on (every warp passes
+      // the same descriptor).
+      set_desc();
+      x.plan = plan_transfer(x.desc, p_.segment_bytes);
+    }
+    seen = gen;
+    if (++x.arrivals < ws.cta->live_warps) return true;
+  } else if (in_flight(x)) {  // the buffer's previous transfer is still running
     ++replays_;
     return false;
   }
-  if (p_.ignite_policy == "all_warps" && ++x.arrivals < ws.cta->live_warps) {
-    // Not the last arrival: it commits; the transfer starts when every warp arrived.
-    // (The descriptor is taken from the last arrival; every warp passes the same values.)
-    seen = gen;
-    x.epoch = gen - 1;  // unchanged
-    return true;
-  }
   x.arrivals = 0;
-  if (cfg) {
-    Desc& dd = x.desc;
-    dd.n = uint32_t(arg(2));
-    dd.cols = uint32_t(arg(3));
-    dd.stride = uint32_t(arg(4));
-    dd.region = uint32_t(arg(5));
-    dd.esize = k.esize;
-    dd.mode = k.mode;
-    dd.n_or_hr = k.n_or_hr;
-    dd.hc = k.hc;
-    dd.hconst = k.hconst;
-  } else {
-    x.desc.region = uint32_t(arg(2));
-  }
-  x.desc.gbase = gbase;
+  set_desc();
   x.epoch = gen;
   seen = gen;
-  if (p_.ignite_policy == "all_warps")  // every warp has now seen generation gen
-    for (auto& v : execn_) v[uint32_t(idx)] = std::max(v[uint32_t(idx)], 0u);
   ignite(uint32_t(ws.cta - ctas_), uint32_t(idx), now_);
   return true;
 }
@@ -379,13 +397,13 @@ void Engine::ignite(uint32_t c, uint32_t k, uint64_t now) {
   Ctrl& ct = ctrls_[c];
   Entry& x = ct.e[k];
   x.plan = plan_transfer(x.desc, p_.segment_bytes);
+  if (x.state != State::armed) ++ct.inflight;
   x.state = State::ready;
   x.next = 0;
   x.cost_left = x.plan.reqs.empty() ? 0 : x.plan.reqs[0].cost;
   x.outstanding = 0;
   x.t_exec = now;
   x.sent_any = false;
-  ++ct.inflight;
   ++ignitions_;
   concurrent_.sample(ct.inflight);
   // Halo constants are written while the requests are in flight (functionally: now; the RAW
@@ -401,6 +419,7 @@ void Engine::complete(uint32_t c, uint32_t k, uint64_t now) {
   Ctrl& ct = ctrls_[c];
   Entry& x = ct.e[k];
   x.state = State::done;
+  x.done_gen = x.epoch;
   --ct.inflight;
   ++transfers_;
   const uint64_t first = x.sent_any ? x.t_first : now;

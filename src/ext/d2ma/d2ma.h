@@ -100,13 +100,15 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   bool waiting(uint32_t s) const { return waiting_[s] != 0; }
 
  private:
-  enum class State : uint8_t { free, ready, generating, draining, done };
+  // armed: all_warps ignition, some warps arrived (the RAW check already holds the buffer).
+  enum class State : uint8_t { free, armed, ready, generating, draining, done };
   struct Entry {
     State state = State::free;
     bool valid = false;  // holds a buffer (sbase)
     Desc desc;
     Plan plan;
     uint32_t epoch = 0;     // generations ignited
+    uint32_t done_gen = 0;  // generations completed
     uint32_t arrivals = 0;  // all_warps: arrivals for generation epoch + 1
     size_t next = 0;        // next request to send
     uint32_t cost_left = 0;
@@ -120,7 +122,8 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
     uint32_t esize = 4, mode = 0, n_or_hr = 0, hc = 0;
     uint64_t hconst = 0;
     std::vector<Entry> e;
-    std::vector<uint32_t> waiters;  // warp slots
+    std::vector<uint32_t> waiters;             // warp slots
+    std::vector<std::vector<uint32_t>> execn;  // [warp slot][entry]: generations seen
     uint32_t inflight = 0;
   };
   struct Pending {
@@ -132,7 +135,8 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
 
   Ctrl& ctrl_of(const timing::WarpSlot& w);
   bool in_flight(const Entry& x) const {
-    return x.state == State::ready || x.state == State::generating || x.state == State::draining;
+    return x.state == State::armed || x.state == State::ready || x.state == State::generating ||
+           x.state == State::draining;
   }
   void ignite(uint32_t c, uint32_t k, uint64_t now);
   void complete(uint32_t c, uint32_t k, uint64_t now);
@@ -142,6 +146,8 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   D2maParams p_;
   uint32_t sm_;
   uint32_t nbuf_;
+  bool all_warps_;
+  uint32_t nwarps_;
   timing::SmMemPort* below_;
   std::unique_ptr<Port> port_;
   const timing::CtaSlot* ctas_ = nullptr;
@@ -149,8 +155,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   func::GlobalMemory* gmem_ = nullptr;
   timing::TraceSink* trace_ = nullptr;
   std::vector<Ctrl> ctrls_;
-  std::vector<std::vector<uint32_t>> execn_;  // [warp slot][entry]: ignitions seen by the warp
-  mutable std::vector<uint8_t> waiting_;      // per warp slot: WAIT_DMA
+  mutable std::vector<uint8_t> waiting_;  // per warp slot: WAIT_DMA
   mutable const timing::WarpSlot* cur_ = nullptr;
   std::deque<std::pair<uint32_t, uint32_t>> agen_q_;  // (ctrl, entry) FIFO by ignition
   std::vector<Pending> pend_;

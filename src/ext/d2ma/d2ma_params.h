@@ -15,7 +15,7 @@ struct D2maParams {
   uint32_t buffers_per_cta = 4;
   uint32_t segment_bytes = 128;
   uint32_t reqs_per_cycle = 1;
-  std::string ignite_policy = "first_warp";
+  std::string ignite_policy = "all_warps";
   std::string raw_range = "footprint";
   bool check_stores = true;
   bool infinite_mshrs = false;
@@ -43,7 +43,9 @@ struct D2maParams {
             "first_warp: the first warp of a CTA to execute a buffer's k-th dma_execute ignites "
             "it (paper); all_warps: ignition waits until every live warp of the CTA arrived "
             "(guards against WAR overwrites the paper does not discuss)",
-            "D2MA section 3.3 (first_warp); all_warps is our safe variant")
+            "assumption: all_warps. The paper's rule is first_warp, but with it a fast warp's "
+            "dma_execute overwrites a buffer slower warps still read (WAR): the paper's own "
+            "Fig. 8 sgemv (workloads d2ma_sgemv) then computes wrong results")
         .one_of({"first_warp", "all_warps"});
     d.param("raw_range", raw_range, "",
             "Range the RAW check compares shared addresses with: paper = [sbase, sbase + "
