@@ -159,6 +159,7 @@ Engine::Engine(const D2maParams& p, uint32_t sm_id, uint32_t max_ctas, uint32_t 
       sm_(sm_id),
       nbuf_(p.buffers_per_cta),
       all_warps_(p.ignite_policy == "all_warps"),
+      round_robin_(p.agen_arbitration == "round_robin"),
       nwarps_(num_warps),
       below_(below),
       port_(std::make_unique<Port>(*this)),
@@ -178,7 +179,9 @@ Engine::Engine(const D2maParams& p, uint32_t sm_id, uint32_t max_ctas, uint32_t 
       agen_busy_(g_.counter("agen_busy_cycles", "cycles", "Cycles the AGEN served a buffer")),
       port_lost_(g_.counter("port_lost", "cycles",
                             "AGEN cycles with a request ready that lost the port to the LD/ST "
-                            "unit or found it full")),
+                            "unit (it has priority)")),
+      port_full_(g_.counter("port_full", "cycles",
+                            "AGEN cycles with a request ready and the SM's port full")),
       mshr_full_(g_.counter("mshr_full", "cycles",
                             "AGEN cycles with a request ready and no free L1D MSHR")),
       raw_squashes_(g_.counter("raw_squashes", "warp instructions",
@@ -464,8 +467,12 @@ bool Engine::tick(uint64_t now) {
       --x.cost_left;
       return true;
     }
-    if (ldst_sent_at_ == now || !below_->can_send()) {
+    if (ldst_sent_at_ == now) {
       ++port_lost_;
+      return true;
+    }
+    if (!below_->can_send()) {
+      ++port_full_;
       return true;
     }
     if (!p_.infinite_mshrs && l1d_ && l1d_->mshrs_in_use() + outstanding_ >= l1d_->params().mshrs) {
@@ -502,6 +509,11 @@ bool Engine::tick(uint64_t now) {
     }
     ++x.next;
     x.cost_left = x.next < x.plan.reqs.size() ? x.plan.reqs[x.next].cost : 0;
+    if (round_robin_ && x.next < x.plan.reqs.size() && agen_q_.size() > 1) {
+      agen_q_.push_back(agen_q_.front());  // round_robin: the next buffer's turn
+      agen_q_.pop_front();
+      return true;
+    }
   }
   if (x.next >= x.plan.reqs.size()) {  // generated: the AGEN takes the next buffer
     agen_q_.pop_front();

@@ -147,6 +147,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   uint32_t sm_;
   uint32_t nbuf_;
   bool all_warps_;
+  bool round_robin_;
   uint32_t nwarps_;
   timing::SmMemPort* below_;
   std::unique_ptr<Port> port_;
@@ -173,6 +174,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   stats::Counter& halo_stores_;
   stats::Counter& agen_busy_;
   stats::Counter& port_lost_;
+  stats::Counter& port_full_;
   stats::Counter& mshr_full_;
   stats::Counter& raw_squashes_;  // (counted from may_issue)
   stats::Counter& wait_cycles_;

@@ -19,6 +19,7 @@ struct D2maParams {
   std::string raw_range = "footprint";
   bool check_stores = true;
   bool infinite_mshrs = false;
+  std::string agen_arbitration = "fifo";
 
   void describe(config::Describer& d) {
     d.param("enable", enable, "",
@@ -56,6 +57,14 @@ struct D2maParams {
     d.param("check_stores", check_stores, "",
             "The RAW check also holds shared stores/atomics to a buffer in flight",
             "assumption: checked (the paper checks loads only and leaves stores open)");
+    d.param("agen_arbitration", agen_arbitration, "",
+            "Which ignited buffer the AGEN serves: fifo = one buffer at a time in ignition "
+            "order (the paper: a buffer starts once the AGEN is available); round_robin = one "
+            "request per ready buffer in turn (interleaves CTAs' tiles, as warps' own loads "
+            "interleave in the baseline)",
+            "D2MA section 3.2 (fifo); round_robin is a sensitivity variant (spec 1.5: the "
+            "arbitration order is a gap)")
+        .one_of({"fifo", "round_robin"});
     d.param("infinite_mshrs", infinite_mshrs, "",
             "The engine never waits for an L1D MSHR (with sm.l1d.mshrs raised and unbounded "
             "queues this is the paper's infinite-resources experiment, Fig. 1)",

@@ -183,7 +183,7 @@ struct DRun {
   uint64_t cycles = 0;
 };
 
-DRun run(uint32_t n, uint32_t stride, std::vector<std::string> more) {
+DRun run(uint32_t n, uint32_t stride, std::vector<std::string> more, uint32_t threads = 32) {
   std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.memory_model=fixed",
                                 "sim.fixed_memory_latency=100"};
   s.insert(s.end(), more.begin(), more.end());
@@ -191,9 +191,9 @@ DRun run(uint32_t n, uint32_t stride, std::vector<std::string> more) {
   r.load(kernel(n, stride));
   std::vector<uint32_t> in(n * stride);
   for (uint32_t i = 0; i < in.size(); ++i) in[i] = i * 3 + 1;
-  Addr a = r.upload(in), o = r.upload(std::vector<uint32_t>(32, 0));
-  r.launch("k", {1, 1, 1}, {32, 1, 1}, a, o);
-  DRun x{r.download<uint32_t>(o, 32), nlohmann::json(), r.last.cycles};
+  Addr a = r.upload(in), o = r.upload(std::vector<uint32_t>(threads, 0));
+  r.launch("k", {1, 1, 1}, {threads, 1, 1}, a, o);
+  DRun x{r.download<uint32_t>(o, threads), nlohmann::json(), r.last.cycles};
   if (r.stats["sm[0]"].contains("d2ma")) x.d2ma = r.stats["sm[0]"]["d2ma"];
   return x;
 }
@@ -238,6 +238,20 @@ TEST(D2maSm, RawRangePaperVersusFootprint) {
   EXPECT_EQ(v(a, "raw_squashes"), 1u);
   for (uint32_t l = 0; l < 16; ++l) EXPECT_EQ(a.out[l], l * 3 + 1);
   for (uint32_t l = 16; l < 32; ++l) EXPECT_EQ(a.out[l], 0u);
+}
+
+TEST(D2maSm, AllWarpsIgnitionHoldsEarlyArrivalsOnTheArmedBuffer) {
+  // Two warps: the first to call configure arms the buffer (all_warps) and its load must wait
+  // although the transfer has not started; the second arrival ignites. Both loads are squashed
+  // once and released by the completion; every lane reads its element.
+  for (const char* pol : {"d2ma.ignite_policy=all_warps", "d2ma.ignite_policy=first_warp"}) {
+    const DRun x = run(128, 1, {"d2ma.enable=true", pol}, 64);
+    for (uint32_t t = 0; t < 64; ++t) ASSERT_EQ(x.out[t], t * 3 + 1) << pol << " thread " << t;
+    EXPECT_EQ(v(x, "ignitions"), 1u) << pol;
+    EXPECT_EQ(v(x, "raw_squashes"), 2u) << pol;
+    EXPECT_EQ(v(x, "releases"), 2u) << pol;
+    EXPECT_EQ(v(x, "intrinsic_calls"), 4u) << pol;
+  }
 }
 
 TEST(D2maSm, OffRunsTheFallbackBodyAndHasNoStats) {
