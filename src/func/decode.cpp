@@ -370,6 +370,17 @@ class Decoder {
       } else {
         d.callee = uint32_t(P.func_by_module_index[ci.target.id]);
         c.d2ma = d2ma_of(callee->name);
+        if (c.d2ma) {
+          // The D2MA configure/execute instructions read their operands from registers: the
+          // st.param of the call sequence are register moves for the timing model, not
+          // local-memory stores (the functional store still passes the value).
+          const size_t pc = size_t(&d - P.code.data());
+          for (size_t j = pc; j-- > 0 && pc - j <= 24;) {
+            DInst& a = P.code[j];
+            if (!a.in || a.in->op == Op::call || a.func != d.func) break;
+            if (a.in->op == Op::st && a.addr.frame) a.exec = ExecClass::int_alu;
+          }
+        }
       }
     } else {
       c.indirect = true;
