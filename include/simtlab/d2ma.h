@@ -30,10 +30,10 @@
 
 struct __d2ma_buf {
   unsigned long long gbase;
-  unsigned sbase;  // shared address (key), ~0u = free
-  unsigned nelem;  // flat: elements; 2D: rows
-  unsigned cols;   // 2D: columns (0 = flat)
-  unsigned stride; // flat: element stride; 2D: leading dimension (elements)
+  unsigned sbase;   // shared address (key), ~0u = free
+  unsigned nelem;   // flat: elements; 2D: rows
+  unsigned cols;    // 2D: columns (0 = flat)
+  unsigned stride;  // flat: element stride; 2D: leading dimension (elements)
   unsigned esize;
   unsigned mode, n_or_hr, hc;
   unsigned long long hconst;
@@ -55,18 +55,35 @@ static __device__ __forceinline__ unsigned __d2ma_nthreads() {
 }
 static __device__ __forceinline__ void __d2ma_copy_elem(char* d, const char* s, unsigned es) {
   switch (es) {
-    case 1: *d = *s; break;
-    case 2: *(unsigned short*)d = *(const unsigned short*)s; break;
-    case 4: *(unsigned*)d = *(const unsigned*)s; break;
-    default: *(unsigned long long*)d = *(const unsigned long long*)s; break;
+    case 1:
+      *d = *s;
+      break;
+    case 2:
+      *(unsigned short*)d = *(const unsigned short*)s;
+      break;
+    case 4:
+      *(unsigned*)d = *(const unsigned*)s;
+      break;
+    default:
+      *(unsigned long long*)d = *(const unsigned long long*)s;
+      break;
   }
 }
-static __device__ __forceinline__ void __d2ma_fill_elem(char* d, unsigned long long v, unsigned es) {
+static __device__ __forceinline__ void __d2ma_fill_elem(char* d, unsigned long long v,
+                                                        unsigned es) {
   switch (es) {
-    case 1: *d = (char)v; break;
-    case 2: *(unsigned short*)d = (unsigned short)v; break;
-    case 4: *(unsigned*)d = (unsigned)v; break;
-    default: *(unsigned long long*)d = v; break;
+    case 1:
+      *d = (char)v;
+      break;
+    case 2:
+      *(unsigned short*)d = (unsigned short)v;
+      break;
+    case 4:
+      *(unsigned*)d = (unsigned)v;
+      break;
+    default:
+      *(unsigned long long*)d = v;
+      break;
   }
 }
 
@@ -140,7 +157,7 @@ extern "C" __device__ __noinline__ void __d2ma_set_datatype(unsigned esize) {
 }
 
 extern "C" __device__ __noinline__ void __d2ma_set_mode(unsigned mode, unsigned n_or_hr,
-                                                       unsigned hc, unsigned long long hconst) {
+                                                        unsigned hc, unsigned long long hconst) {
   __syncthreads();
   if (__d2ma_tid() == 0) {
     __d2ma_st.mode = mode;
@@ -155,8 +172,8 @@ extern "C" __device__ __noinline__ void __d2ma_set_mode(unsigned mode, unsigned 
 // cols == 0: flat, `n` elements `stride` elements apart; cols > 0: 2D row-major tile of `n`
 // rows x `cols` columns with leading dimension `stride` (elements).
 extern "C" __device__ __noinline__ void __d2ma_configure(unsigned sbase, unsigned long long gbase,
-                                                        unsigned n, unsigned cols,
-                                                        unsigned stride, unsigned region) {
+                                                         unsigned n, unsigned cols, unsigned stride,
+                                                         unsigned region) {
   __syncthreads();  // WAR: every thread is done with the buffer's previous contents
   __d2ma_buf* b = __d2ma_slot(sbase);
   __syncthreads();
@@ -180,7 +197,7 @@ extern "C" __device__ __noinline__ void __d2ma_configure(unsigned sbase, unsigne
 
 // Re-run buffer `sbase`'s configured transfer from a new global base.
 extern "C" __device__ __noinline__ void __d2ma_execute(unsigned sbase, unsigned long long gbase,
-                                                      unsigned region) {
+                                                       unsigned region) {
   __syncthreads();
   __d2ma_buf local = *__d2ma_slot(sbase);
   local.gbase = gbase;
@@ -204,29 +221,44 @@ static __device__ __forceinline__ unsigned long long __d2ma_o(unsigned long long
 #define __D2MA_GMEM(p) __d2ma_o((unsigned long long)(const void*)(p))
 
 static __device__ __forceinline__ void dma_init() { __d2ma_init(); }
-static __device__ __forceinline__ void dma_set_datatype_char() { __d2ma_set_datatype(__d2ma_o(1u)); }
-static __device__ __forceinline__ void dma_set_datatype_short() { __d2ma_set_datatype(__d2ma_o(2u)); }
+static __device__ __forceinline__ void dma_set_datatype_char() {
+  __d2ma_set_datatype(__d2ma_o(1u));
+}
+static __device__ __forceinline__ void dma_set_datatype_short() {
+  __d2ma_set_datatype(__d2ma_o(2u));
+}
 static __device__ __forceinline__ void dma_set_datatype_int() { __d2ma_set_datatype(__d2ma_o(4u)); }
-static __device__ __forceinline__ void dma_set_datatype_float() { __d2ma_set_datatype(__d2ma_o(4u)); }
-static __device__ __forceinline__ void dma_set_datatype_double() { __d2ma_set_datatype(__d2ma_o(8u)); }
-static __device__ __forceinline__ void dma_set_datatype_float2() { __d2ma_set_datatype(__d2ma_o(8u)); }
-static __device__ __forceinline__ void dma_set_datatype_long() { __d2ma_set_datatype(__d2ma_o(8u)); }
+static __device__ __forceinline__ void dma_set_datatype_float() {
+  __d2ma_set_datatype(__d2ma_o(4u));
+}
+static __device__ __forceinline__ void dma_set_datatype_double() {
+  __d2ma_set_datatype(__d2ma_o(8u));
+}
+static __device__ __forceinline__ void dma_set_datatype_float2() {
+  __d2ma_set_datatype(__d2ma_o(8u));
+}
+static __device__ __forceinline__ void dma_set_datatype_long() {
+  __d2ma_set_datatype(__d2ma_o(8u));
+}
 
 static __device__ __forceinline__ void dma_configure_flat_unit_stride(void* buff, const void* src,
-                                                                     unsigned nelem) {
-  __d2ma_configure(__D2MA_SMEM(buff), __D2MA_GMEM(src), __d2ma_o(nelem), __d2ma_o(0u), __d2ma_o(1u), __d2ma_o(0u));
+                                                                      unsigned nelem) {
+  __d2ma_configure(__D2MA_SMEM(buff), __D2MA_GMEM(src), __d2ma_o(nelem), __d2ma_o(0u), __d2ma_o(1u),
+                   __d2ma_o(0u));
 }
 static __device__ __forceinline__ void dma_configure_flat_strided(void* buff, const void* src,
-                                                                 unsigned nelem, unsigned stride) {
-  __d2ma_configure(__D2MA_SMEM(buff), __D2MA_GMEM(src), __d2ma_o(nelem), __d2ma_o(0u), __d2ma_o(stride), __d2ma_o(0u));
+                                                                  unsigned nelem, unsigned stride) {
+  __d2ma_configure(__D2MA_SMEM(buff), __D2MA_GMEM(src), __d2ma_o(nelem), __d2ma_o(0u),
+                   __d2ma_o(stride), __d2ma_o(0u));
 }
 // Row-major 2D tile: `rows` x `cols` elements, rows `ld` elements apart in global memory.
 // In halo mode src is the tile's first interior element and the frame (rows+2hr) x (cols+2hc)
 // is written to buff; `region` (1..9) says which halo cells take the constant.
 static __device__ __forceinline__ void dma_configure_matrix_2d(void* buff, const void* src,
-                                                              unsigned rows, unsigned cols,
-                                                              unsigned ld, unsigned region = 0) {
-  __d2ma_configure(__D2MA_SMEM(buff), __D2MA_GMEM(src), __d2ma_o(rows), __d2ma_o(cols), __d2ma_o(ld), __d2ma_o(region));
+                                                               unsigned rows, unsigned cols,
+                                                               unsigned ld, unsigned region = 0) {
+  __d2ma_configure(__D2MA_SMEM(buff), __D2MA_GMEM(src), __d2ma_o(rows), __d2ma_o(cols),
+                   __d2ma_o(ld), __d2ma_o(region));
 }
 static __device__ __forceinline__ void dma_execute(void* buff, const void* src, unsigned region) {
   __d2ma_execute(__D2MA_SMEM(buff), __D2MA_GMEM(src), __d2ma_o(region));
@@ -238,11 +270,11 @@ static __device__ __forceinline__ void dma_enable_bank_conflict_mode(unsigned n_
   __d2ma_set_mode(__d2ma_o(1u), __d2ma_o(n_elems_per_bank), __d2ma_o(0u), __d2ma_o(0ull));
 }
 static __device__ __forceinline__ void dma_enable_halo(unsigned halo_rows, unsigned halo_cols,
-                                                      float constant) {
+                                                       float constant) {
   __d2ma_set_mode(__d2ma_o(2u), __d2ma_o(halo_rows), __d2ma_o(halo_cols),
                   __d2ma_o((unsigned long long)__float_as_uint(constant)));
 }
 static __device__ __forceinline__ void dma_enable_halo_bits(unsigned halo_rows, unsigned halo_cols,
-                                                           unsigned long long constant_bits) {
+                                                            unsigned long long constant_bits) {
   __d2ma_set_mode(__d2ma_o(2u), __d2ma_o(halo_rows), __d2ma_o(halo_cols), __d2ma_o(constant_bits));
 }

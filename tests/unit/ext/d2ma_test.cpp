@@ -219,6 +219,22 @@ TEST(D2maSm, UnitStrideAgenAndMemCyclesAndRawRelease) {
   EXPECT_EQ(v(x, "intrinsic_calls"), 2u);
 }
 
+TEST(D2maSm, RequestsTakeL1dMshrsAndWaitWhenNoneIsFree) {
+  // Two L1D MSHRs: requests 1 and 2 leave at t + 1 and t + 2; the AGEN then finds no MSHR
+  // for 98 cycles (t + 3 .. t + 100); the first answer (t + 101) frees one: request 3 leaves
+  // at t + 101, request 4 at t + 102 and answers at t + 202: MEM = 202 - 1.
+  const DRun x = run(128, 1, {"d2ma.enable=true", "sm.l1d.mshrs=2"});
+  for (uint32_t l = 0; l < 32; ++l) ASSERT_EQ(x.out[l], l * 3 + 1) << "lane " << l;
+  EXPECT_EQ(v(x, "agen_cycles"), 1u);
+  EXPECT_EQ(v(x, "mshr_full"), 98u);
+  EXPECT_EQ(v(x, "mem_cycles"), 201u);
+  EXPECT_EQ(v(x, "agen_busy_cycles"), 102u);
+  // infinite_mshrs: the engine ignores the budget (the Fig. 1 experiment's engine side).
+  const DRun y = run(128, 1, {"d2ma.enable=true", "sm.l1d.mshrs=2", "d2ma.infinite_mshrs=true"});
+  EXPECT_EQ(v(y, "mshr_full"), 0u);
+  EXPECT_EQ(v(y, "mem_cycles"), 103u);
+}
+
 TEST(D2maSm, StridedAgenSpendsOneCyclePerElement) {
   // 64 elements 8 B apart (4 blocks x 16 elements): the first request leaves after 16 cycles
   // (t + 16), the last after 64 (t + 64); the last answer 100 cycles later.
