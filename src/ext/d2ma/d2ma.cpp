@@ -219,10 +219,18 @@ Engine::Ctrl& Engine::ctrl_of(const timing::WarpSlot& w) {
     k = Ctrl{};
     k.cta = w.cta->cta.get();
     k.start = w.cta->start_cycle;
+    k.bind = next_bind_++;
     k.e.resize(nbuf_);
     k.execn.assign(nwarps_, std::vector<uint32_t>(nbuf_, 0));
   }
   return k;
+}
+
+void Engine::cta_done(uint32_t c) {
+  Ctrl& k = ctrls_[c];
+  for (auto it = agen_q_.begin(); it != agen_q_.end();)
+    it = it->first == c ? agen_q_.erase(it) : it + 1;
+  k = Ctrl{};  // unbound: responses of its requests find a different binding and are dropped
 }
 
 void Engine::begin_issue(uint64_t now, const std::vector<timing::WarpSlot>& warps) {
@@ -441,7 +449,7 @@ void Engine::on_response(const MemResp& r) {
   pend_free_.push_back(i);
   --outstanding_;
   Ctrl& ct = ctrls_[pd.ctrl];
-  if (ct.cta != pd.cta) return;  // the CTA is gone
+  if (ct.bind != pd.bind) return;  // the CTA is gone
   for (const Piece& p : pd.req.pieces) {
     const uint8_t* src = gmem_ ? gmem_->translate(pd.req.block + p.goff, p.size) : nullptr;
     if (!src)
@@ -498,7 +506,7 @@ bool Engine::tick(uint64_t now) {
     m.l1_bypass = true;
     m.issue_cycle = now;
     for (const Piece& p : rq.pieces) bytes_ += p.size;
-    pend_[slot] = Pending{c, k, ct.cta, std::move(rq)};
+    pend_[slot] = Pending{c, k, ct.bind, std::move(rq)};
     below_->send(m);
     ++outstanding_;
     ++x.outstanding;

@@ -96,6 +96,9 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   bool d2ma_call(func::ExecContext& cx, func::Warp& w, const func::DInst& d,
                  const func::CallDesc& c, LaneMask e) override;
 
+  /// The CTA in slot `c` finished: its queued transfers are dropped and late responses
+  /// discarded (a CTA may end without reading a buffer in flight).
+  void cta_done(uint32_t c);
   /// Tests: is warp slot `s` waiting for a transfer (RAW squash)?
   bool waiting(uint32_t s) const { return waiting_[s] != 0; }
 
@@ -119,6 +122,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   struct Ctrl {
     const void* cta = nullptr;  // binding: the func::Cta and its start cycle
     uint64_t start = 0;
+    uint64_t bind = 0;  // binding number (0 = unbound); pending requests carry it
     uint32_t esize = 4, mode = 0, n_or_hr = 0, hc = 0;
     uint64_t hconst = 0;
     std::vector<Entry> e;
@@ -128,7 +132,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   };
   struct Pending {
     uint32_t ctrl, entry;
-    const void* cta;
+    uint64_t bind;
     Request req;
   };
   class Port;
@@ -162,6 +166,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   std::vector<Pending> pend_;
   std::vector<uint32_t> pend_free_;
   uint32_t outstanding_ = 0;
+  uint64_t next_bind_ = 1;
   uint64_t now_ = 0, ldst_sent_at_ = UINT64_MAX;
 
   stats::Group& g_;

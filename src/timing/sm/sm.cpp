@@ -289,6 +289,7 @@ void Sm::retire_warp(WarpSlot& w) {
     ++finished_ctas_;
     ++c.k->ctas_done;
     c.active = false;
+    if (d2ma_) d2ma_->cta_done(uint32_t(&c - ctas_.data()));  // D2MA: drop its transfers
     if (trace_) trace_->cta_end(id_, c.cta->linear_id, cycle());
   }
   if (trace_) trace_->warp_state(id_, w.slot, cycle(), TraceSink::kNone);

@@ -120,7 +120,7 @@ TEST(D2maPlan, HaloFrameFillsTheClippedSides) {
 // One warp configures a buffer of `n` floats (32-bit elements), stride `stride`, then each lane
 // reads element lane of it and stores it. The stub's body is empty: the data can only come
 // from the engine.
-std::string kernel(uint32_t n, uint32_t stride) {
+std::string kernel(uint32_t n, uint32_t stride, bool loads = false) {
   return fmt::format(R"(.version 9.0
 .target sm_75
 .address_size 64
@@ -165,7 +165,7 @@ std::string kernel(uint32_t n, uint32_t stride) {
   call.uni __d2ma_configure, (p0, p1, p2, p3, p4, p5);
   }}
   mov.u32 %r5, %tid.x;
-  shl.b32 %r6, %r5, 2;
+{}  shl.b32 %r6, %r5, 2;
   add.s32 %r8, %r1, %r6;
   ld.shared.u32 %r9, [%r8];
   mul.wide.u32 %rd3, %r5, 4;
@@ -174,7 +174,15 @@ std::string kernel(uint32_t n, uint32_t stride) {
   ret;
 }}
 )",
-                     n, stride);
+                     n, stride,
+                     loads ? R"(  mul.wide.u32 %rd5, %r5, 128;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.u32 %r10, [%rd6];
+  ld.global.u32 %r11, [%rd6+4096];
+  ld.global.u32 %r10, [%rd6+8192];
+  ld.global.u32 %r11, [%rd6+12288];
+)"
+                           : "");
 }
 
 struct DRun {
@@ -183,13 +191,14 @@ struct DRun {
   uint64_t cycles = 0;
 };
 
-DRun run(uint32_t n, uint32_t stride, std::vector<std::string> more, uint32_t threads = 32) {
+DRun run(uint32_t n, uint32_t stride, std::vector<std::string> more, uint32_t threads = 32,
+         bool loads = false) {
   std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.memory_model=fixed",
                                 "sim.fixed_memory_latency=100"};
   s.insert(s.end(), more.begin(), more.end());
   TimingRunner r(timing_params(s));
-  r.load(kernel(n, stride));
-  std::vector<uint32_t> in(n * stride);
+  r.load(kernel(n, stride, loads));
+  std::vector<uint32_t> in(loads ? std::max<size_t>(n * stride, 4096) : n * stride);
   for (uint32_t i = 0; i < in.size(); ++i) in[i] = i * 3 + 1;
   Addr a = r.upload(in), o = r.upload(std::vector<uint32_t>(threads, 0));
   r.launch("k", {1, 1, 1}, {threads, 1, 1}, a, o);
@@ -233,6 +242,24 @@ TEST(D2maSm, RequestsTakeL1dMshrsAndWaitWhenNoneIsFree) {
   const DRun y = run(128, 1, {"d2ma.enable=true", "sm.l1d.mshrs=2", "d2ma.infinite_mshrs=true"});
   EXPECT_EQ(v(y, "mshr_full"), 0u);
   EXPECT_EQ(v(y, "mem_cycles"), 103u);
+}
+
+TEST(D2maSm, TheLdstUnitHasPriorityOnThePort) {
+  // A 1024-float transfer (32 requests) while the warp's 4 global loads miss in 32 blocks each
+  // (128 L1D misses sent by the LD/ST unit): in every cycle the LD/ST unit sends, the AGEN
+  // waits. Every AGEN cycle either sends or waits for one counted reason, and the AGEN works
+  // without a gap from t + 1: AGEN + MEM time = busy cycles + the 100-cycle latency.
+  const DRun q = run(1024, 1, {"d2ma.enable=true"}, 32, false);
+  const DRun x = run(1024, 1, {"d2ma.enable=true", "sm.l1d.mshrs=256"}, 32, true);
+  for (uint32_t l = 0; l < 32; ++l) ASSERT_EQ(x.out[l], l * 3 + 1) << "lane " << l;
+  EXPECT_EQ(v(q, "port_lost"), 0u);
+  EXPECT_EQ(v(q, "agen_busy_cycles"), 32u);
+  EXPECT_GT(v(x, "port_lost"), 0u);
+  EXPECT_EQ(v(x, "requests"), 32u);
+  EXPECT_EQ(v(x, "agen_busy_cycles"),
+            v(x, "requests") + v(x, "port_lost") + v(x, "port_full") + v(x, "mshr_full"));
+  EXPECT_EQ(v(x, "agen_cycles") + v(x, "mem_cycles"), v(x, "agen_busy_cycles") + 100);
+  EXPECT_EQ(v(q, "agen_cycles") + v(q, "mem_cycles"), 32u + 100);
 }
 
 TEST(D2maSm, StridedAgenSpendsOneCyclePerElement) {
