@@ -10,6 +10,7 @@
 #include "func/program.h"
 #include "func/warp.h"
 #include "timing/sm/sm.h"
+#include "timing/trace.h"
 
 namespace simtlab::ext::d2ma {
 
@@ -436,6 +437,9 @@ void Engine::complete(uint32_t c, uint32_t k, uint64_t now) {
   const uint64_t first = x.sent_any ? x.t_first : now;
   agen_time_ += first - x.t_exec;
   mem_time_ += now - first;
+  if (trace_)
+    trace_->d2ma_transfer(sm_, c, k, static_cast<const func::Cta*>(ct.cta)->linear_id, x.t_exec,
+                          first, now);
   for (uint32_t s : ct.waiters) {
     if (waiting_[s]) ++releases_;
     waiting_[s] = 0;

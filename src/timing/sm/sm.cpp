@@ -401,6 +401,7 @@ bool Sm::tick() {
 }
 
 bool Sm::d2ma_idle() const { return !d2ma_ || d2ma_->idle(); }
+void Sm::set_d2ma_trace(TraceSink* t) { d2ma_->set_trace(t); }
 
 std::string Sm::dump_state() const {
   std::string s = fmt::format("SM {}: {} CTAs, {} warps resident, {} collector units busy\n", id_,

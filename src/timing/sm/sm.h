@@ -126,6 +126,7 @@ class Sm : public sim::Component {
   void set_trace(TraceSink* t) {
     trace_ = t;
     ldst_->set_trace(t);
+    if (d2ma_) set_d2ma_trace(t);
   }
   /// Test hook: record (cycle, warp slot) of every issue.
   void set_issue_log(std::vector<std::pair<uint64_t, uint32_t>>* log) { issue_log_ = log; }
@@ -222,6 +223,7 @@ class Sm : public sim::Component {
   // ---- D2MA (d2ma.enable, src/ext/d2ma): owned by policies_, null when off ----
   ext::d2ma::Engine* d2ma_ = nullptr;
   bool d2ma_idle() const;
+  void set_d2ma_trace(TraceSink* t);
   // ---- end D2MA ----
   bool demote_long_only_ = false;  // sm.two_level_demote=long_latency
 
