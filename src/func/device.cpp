@@ -113,6 +113,8 @@ void prepare_launch(const Device& dev, LaunchState& L) {
   L.local_bytes_per_thread =
       uint32_t(align_up(k.kernel_local_bytes, 16)) + (k.has_calls ? dev.options().stack_bytes : 0);
   L.warp_size = dev.options().warp_size;
+  L.its = dev.options().its;
+  L.its_yield_backedges = dev.options().its_yield_backedges;
   L.num_sms = dev.options().num_sms;
 }
 

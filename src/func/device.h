@@ -34,6 +34,8 @@ struct DeviceOptions {
   uint64_t max_warp_insts_per_cta = uint64_t(1) << 32;  // watchdog for endless loops
   bool livelock_check = true;   // stop kernels whose warps loop forever (func/livelock.h)
   bool regalloc_check = false;  // run on architectural registers (func/regcheck.h)
+  bool its = false;             // independent thread scheduling (LaunchState::its)
+  uint32_t its_yield_backedges = 64;
 };
 
 struct LaunchResult {

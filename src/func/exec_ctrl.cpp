@@ -73,6 +73,15 @@ void h_trap(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
 
 void h_nop(ExecContext&, Warp&, const DInst&, LaneMask) {}
 
+/// bar.warp.sync membermask: a no-op under the SIMT stack (the warp runs in lockstep); under
+/// independent thread scheduling the thread group waits for the other members.
+void h_bar_warp(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+  if (!w.its) return;
+  uint64_t t;
+  const LaneMask m = LaneMask(src_lanes(w, d.op[0], t)[unsigned(__builtin_ctz(e))]);
+  its_warp_sync(cx, w, m);
+}
+
 void h_fence(ExecContext& cx, Warp&, const DInst&, LaneMask) {
   if (cx.rec) cx.rec->mem_fence = true;
 }
@@ -90,6 +99,7 @@ void h_bar(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const uint32_t id = uint32_t(a[lane]);
   if (id >= 16) guest_fault(cx, w, d, lane, fmt::format("barrier id {} out of range (0..15)", id));
   if (cx.rec) cx.rec->barrier = true;
+  if (Wait && w.its && !its_bar_arrive(w, pc_of(cx, d), id, count)) return;
   barrier_arrive(cx, w, d, id, count, Wait, nullptr);
 }
 
@@ -105,6 +115,7 @@ void h_bar_red(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   const LaneMask c = pred_value(w, d.op[has_count ? 3 : 2]) & e;
   BarrierRed red{d.op[0], d.in->boolop, c, e};
   if (cx.rec) cx.rec->barrier = true;
+  if (w.its && !its_bar_arrive(w, pc_of(cx, d), id, count)) return;
   barrier_arrive(cx, w, d, id, count, true, &red);
 }
 
@@ -169,7 +180,7 @@ Handler select_ctrl(const Instruction& in) {
       return &h_call;
     case Op::bar:
     case Op::barrier:
-      if (in.has(IF_WARP)) return &h_nop;  // bar.warp.sync: warps run in lockstep here
+      if (in.has(IF_WARP)) return &h_bar_warp;  // bar.warp.sync
       if (in.has(IF_RED)) return &h_bar_red;
       if (in.has(IF_ARRIVE)) return &h_bar<false>;
       return &h_bar<true>;

@@ -116,13 +116,27 @@ void init_cta(Cta& cta, const LaunchState& L, Dim3 ctaid, uint32_t linear_id, ui
     w.stack.push_back(SimtEntry{k.begin, ~0u, w.valid, false});
     w.local = cta.local.data() + size_t(wi) * stride * kMaxWarpSize;
     w.local_stride = stride;
+    if (L.its) {
+      w.its = std::make_unique<ItsState>();
+      w.its->splits.resize(1);
+      w.its->yield_backedges = std::max<uint32_t>(1, L.its_yield_backedges);
+    } else {
+      w.its.reset();
+    }
   }
 }
 
 // ---- SIMT stack -----------------------------------------------------------------------------
 
+static void its_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv,
+                        LaneMask nt, LaneMask taken);
+
 void simt_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, LaneMask nt,
                   LaneMask taken) {
+  if (w.its) [[unlikely]] {
+    its_diverge(w, fallthrough, target, reconv, nt, taken);
+    return;
+  }
   SimtEntry& top = w.stack.back();
   if (top.rpc == reconv && !top.call_boundary && w.stack.size() > 1) {
     // The entry below already waits at `reconv` with a superset of these lanes.
@@ -139,6 +153,313 @@ static void return_from_call(ExecContext& cx, Warp& w, LaneMask m);
 static inline void reconverge(ExecContext& cx, Warp& w) {
   while (!w.stack.empty()) {
     SimtEntry& t = w.stack.back();
+    if ((t.mask & ~w.exited) != 0 && t.pc != t.rpc) return;
+    const bool boundary = t.call_boundary;
+    const LaneMask m = t.mask & ~w.exited;
+    w.stack.pop_back();
+    if (boundary) return_from_call(cx, w, m);
+  }
+}
+
+// ---- independent thread scheduling ---------------------------------------------------------
+//
+// Volta-style independent thread scheduling (LaunchState::its; GPGPU book 3.1.2, convergence
+// barriers of Diamos et al. 2015). A warp is a set of thread groups (ItsSplit, "warp splits"),
+// each with its own SIMT stack and call frames; the current one lives in Warp::stack/frames and
+// step() executes it unchanged. At a divergent branch the taken path stays in the current
+// group (the stack's order) and the not-taken path becomes a new group that joins the entry
+// waiting at the immediate post-dominator (the convergence barrier, BSSY/BSYNC-like): that
+// entry's `pending` counts groups still to arrive, and the group owning it cannot run it until
+// they all have (their lanes are in its mask already). A group runs until it completes, waits
+// at a convergence barrier or at bar.warp.sync, or yields: after `yield_backedges` back edges
+// without reconverging, lanes waiting at a convergence barrier for it go on without it (the
+// "yielded" thread state of the book's Figure 3.6; an intra-warp spin lock's holder can then
+// release the lock) and the next group runs (round robin). bar.warp.sync (__syncwarp) waits
+// until every lane of its mask waits there, then merges groups that can be merged.
+
+static inline bool its_runnable(const ItsSplit& s, const std::vector<SimtEntry>& st) {
+  return !st.empty() && st.back().pending == 0 && !s.wsync && !s.bwait;
+}
+
+bool its_bar_arrive(Warp& w, uint32_t pc, uint32_t id, uint32_t count) {
+  ItsState& s = *w.its;
+  s.bar_lanes |= w.active();
+  s.bar_pc = pc;
+  s.bar_id = id;
+  s.bar_count = count;
+  if ((w.valid & ~w.exited & ~s.bar_lanes) == 0) {
+    s.bar_lanes = 0;
+    for (ItsSplit& x : s.splits) x.bwait = false;
+    return true;
+  }
+  s.splits[s.cur].bwait = true;
+  return false;
+}
+
+static std::vector<SimtEntry>& its_stack(Warp& w, uint32_t i) {
+  return i == w.its->cur ? w.stack : w.its->splits[i].stack;
+}
+
+static int its_index(const ItsState& s, uint32_t id) {
+  for (size_t i = 0; i < s.splits.size(); ++i)
+    if (s.splits[i].id == id) return int(i);
+  return -1;
+}
+
+/// The stack entry a group joins (parent ~0u: none).
+static SimtEntry* its_join_entry(Warp& w, uint32_t parent, uint32_t depth) {
+  if (parent == ~0u) return nullptr;
+  const int i = its_index(*w.its, parent);
+  if (i < 0) return nullptr;
+  auto& st = its_stack(w, uint32_t(i));
+  return depth < st.size() ? &st[depth] : nullptr;
+}
+
+/// A new group joining (parent, depth), placed right after the current one.
+static void its_add_split(Warp& w, ItsSplit&& c) {
+  ItsState& s = *w.its;
+  c.id = s.next_id++;
+  if (SimtEntry* j = its_join_entry(w, c.parent, c.join_depth)) ++j->pending;
+  s.splits.insert(s.splits.begin() + s.cur + 1, std::move(c));
+  s.max_splits = std::max<uint32_t>(s.max_splits, uint32_t(s.splits.size()));
+}
+
+static void its_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv,
+                        LaneMask nt, LaneMask taken) {
+  ItsState& s = *w.its;
+  SimtEntry& top = w.stack.back();
+  struct Path {
+    uint32_t pc;
+    LaneMask m;
+  } paths[2];
+  int n = 0;
+  if (target != reconv) paths[n++] = {target, taken};
+  if (fallthrough != reconv) paths[n++] = {fallthrough, nt};
+  if (n == 0) {
+    top.pc = reconv;
+    return;
+  }
+  uint32_t jparent, jdepth;
+  const ItsSplit& me = s.splits[s.cur];
+  if (top.rpc == reconv && !top.call_boundary) {
+    // The entry ends at `reconv`: lanes that go there leave it (they wait where it joins).
+    top.pc = paths[0].pc;
+    top.mask = paths[0].m;
+    if (w.stack.size() > 1) {
+      jparent = me.id;
+      jdepth = uint32_t(w.stack.size() - 2);
+    } else {
+      jparent = me.parent;
+      jdepth = me.join_depth;
+    }
+  } else {
+    top.pc = reconv;  // the convergence barrier
+    jparent = me.id;
+    jdepth = uint32_t(w.stack.size() - 1);
+    w.stack.push_back(SimtEntry{paths[0].pc, reconv, paths[0].m, false});
+  }
+  if (n == 2) {
+    ItsSplit c;
+    c.parent = jparent;
+    c.join_depth = jdepth;
+    c.stack.push_back(SimtEntry{paths[1].pc, reconv, paths[1].m, false});
+    c.frames = w.frames;
+    ++s.forks;
+    its_add_split(w, std::move(c));
+  }
+}
+
+/// Lanes of group i (its top entry's lanes, the ones that execute).
+static LaneMask its_lanes(Warp& w, uint32_t i) {
+  auto& st = its_stack(w, i);
+  return st.empty() ? 0 : st.back().mask & ~w.exited;
+}
+
+/// Lanes waiting at a convergence barrier for groups that have not arrived go on without them:
+/// each such set becomes a new group (a copy of the entries up to the barrier's).
+static void its_release_waiting(Warp& w) {
+  ItsState& s = *w.its;
+  for (uint32_t i = 0; i < s.splits.size(); ++i) {
+    for (size_t d = 0; d < its_stack(w, i).size(); ++d) {
+      auto& st = its_stack(w, i);
+      const bool top = d + 1 == st.size();
+      if (top && st[d].pending == 0) continue;  // runs (or waits at bar.warp.sync)
+      LaneMask p = st[d].mask & ~w.exited;
+      for (size_t k = d + 1; k < st.size(); ++k) p &= ~st[k].mask;
+      const uint32_t id = s.splits[i].id;
+      for (uint32_t c = 0; c < s.splits.size(); ++c)
+        if (s.splits[c].parent == id && s.splits[c].join_depth == d) {
+          const auto& cs = its_stack(w, c);
+          for (const SimtEntry& e : cs) p &= ~e.mask;
+        }
+      if (!p) continue;
+      ItsSplit n;
+      n.parent = s.splits[i].parent;
+      n.join_depth = s.splits[i].join_depth;
+      uint32_t calls_above = 0;
+      for (size_t k = d + 1; k < st.size(); ++k) calls_above += st[k].call_boundary;
+      for (size_t k = 0; k <= d; ++k) {
+        SimtEntry e = st[k];
+        e.mask &= p;
+        e.pending = 0;
+        n.stack.push_back(e);
+        st[k].mask &= ~p;
+      }
+      const auto& fr = i == s.cur ? w.frames : s.splits[i].frames;
+      n.frames.assign(fr.begin(), fr.end() - calls_above);
+      ++s.yields;
+      s.released_lanes += uint32_t(__builtin_popcount(p));
+      its_add_split(w, std::move(n));  // after the current group: it runs next
+    }
+  }
+}
+
+static void its_switch(Warp& w, uint32_t i) {
+  ItsState& s = *w.its;
+  if (i == s.cur) return;
+  std::swap(w.stack, s.splits[s.cur].stack);
+  std::swap(w.frames, s.splits[s.cur].frames);
+  std::swap(w.stack, s.splits[i].stack);
+  std::swap(w.frames, s.splits[i].frames);
+  s.cur = i;
+  ++s.switches;
+  s.backedges = 0;
+  w.rebase();
+}
+
+/// Release bar.warp.sync waits whose lanes all wait; merge released sibling groups at the same
+/// point. `force`: release every wait (nothing else can run).
+static void its_warp_sync_release(Warp& w, bool force) {
+  ItsState& s = *w.its;
+  LaneMask waiting = 0;
+  for (uint32_t i = 0; i < s.splits.size(); ++i)
+    if (s.splits[i].wsync) waiting |= its_lanes(w, i);
+  bool any = false;
+  for (uint32_t i = 0; i < s.splits.size(); ++i) {
+    ItsSplit& x = s.splits[i];
+    if (x.wsync && (force || (x.wsync_mask & ~w.exited & ~waiting) == 0)) {
+      x.wsync = false;
+      any = true;
+    }
+  }
+  if (!any) return;
+  // Merge groups that are the same point of the same region: one entry, same pc, same join.
+  for (uint32_t i = 0; i < s.splits.size(); ++i)
+    for (uint32_t j = i + 1; j < s.splits.size();) {
+      auto& a = its_stack(w, i);
+      auto& b = its_stack(w, j);
+      const ItsSplit &x = s.splits[i], &y = s.splits[j];
+      if (j != s.cur && a.size() == 1 && b.size() == 1 && x.parent == y.parent &&
+          x.join_depth == y.join_depth && x.parent != ~0u && !x.wsync && !y.wsync &&
+          a[0].pc == b[0].pc && a[0].rpc == b[0].rpc && a[0].pending == 0 && b[0].pending == 0) {
+        a[0].mask |= b[0].mask;
+        if (SimtEntry* e = its_join_entry(w, y.parent, y.join_depth)) --e->pending;
+        s.splits.erase(s.splits.begin() + j);
+        if (s.cur > j) --s.cur;
+        continue;
+      }
+      ++j;
+    }
+}
+
+void its_warp_sync(ExecContext& cx, Warp& w, LaneMask members) {
+  if (!w.its) return;
+  ItsState& s = *w.its;
+  const LaneMask m = members & w.valid & ~w.exited;
+  if ((m & ~w.active()) == 0) return;  // every member is here
+  ItsSplit& me = s.splits[s.cur];
+  me.wsync = true;
+  me.wsync_mask = m;
+  ++s.wsyncs;
+}
+
+static inline void reconverge_its(ExecContext& cx, Warp& w);
+
+/// After a step under independent thread scheduling: joins, yields, and the next group.
+static void its_after_step(ExecContext& cx, Warp& w, uint32_t pc) {
+  ItsState& s = *w.its;
+  if (s.bar_lanes && (w.valid & ~w.exited & ~s.bar_lanes) == 0) {
+    // The lanes a CTA barrier still waited for exited: the warp arrives now.
+    s.bar_lanes = 0;
+    for (ItsSplit& x : s.splits) x.bwait = false;
+    barrier_arrive(cx, w, cx.prog->code[s.bar_pc], s.bar_id, s.bar_count, true, nullptr);
+  }
+  // One group with one entry: converged, nobody waits.
+  if (s.splits.size() == 1 && w.stack.size() == 1 && !s.splits[0].wsync) return;
+  bool need_switch = false;
+  int prefer = -1;
+  if (w.stack.empty()) {
+    // The group completed: it arrives at the convergence barrier it joins.
+    ItsSplit& me = s.splits[s.cur];
+    if (SimtEntry* e = its_join_entry(w, me.parent, me.join_depth)) {
+      --e->pending;
+      ++s.joins;
+    }
+    prefer = its_index(s, me.parent);
+    const uint32_t dead = s.cur;
+    // Put an empty placeholder in the warp, remove the group.
+    std::swap(w.stack, me.stack);
+    std::swap(w.frames, me.frames);
+    s.splits.erase(s.splits.begin() + dead);
+    if (prefer > int(dead)) --prefer;
+    // No current group until the switch below.
+    s.cur = s.splits.empty() ? 0 : dead % uint32_t(s.splits.size());
+    if (s.splits.empty()) return;
+    std::swap(w.stack, s.splits[s.cur].stack);
+    std::swap(w.frames, s.splits[s.cur].frames);
+    w.rebase();
+    need_switch = true;
+  } else if (w.stack.back().pending || s.splits[s.cur].wsync || s.splits[s.cur].bwait) {
+    need_switch = true;
+  } else if (w.stack.back().pc <= pc && ++s.backedges >= s.yield_backedges) {
+    // Yield: whoever waits for this group goes on, and the next group gets a turn.
+    s.backedges = 0;
+    its_release_waiting(w);
+    need_switch = s.splits.size() > 1;
+  }
+  if (s.splits[s.cur].wsync || need_switch) its_warp_sync_release(w, false);
+  if (!need_switch) return;
+  for (int round = 0; round < 2; ++round) {
+    const uint32_t n = uint32_t(s.splits.size());
+    if (prefer >= 0 && prefer < int(n) &&
+        its_runnable(s.splits[uint32_t(prefer)], its_stack(w, uint32_t(prefer)))) {
+      its_switch(w, uint32_t(prefer));
+      reconverge_its(cx, w);
+      if (w.stack.empty()) return its_after_step(cx, w, pc);
+      return;
+    }
+    for (uint32_t k = 1; k <= n; ++k) {
+      const uint32_t i = (s.cur + k) % n;
+      if (its_runnable(s.splits[i], its_stack(w, i))) {
+        its_switch(w, i);
+        reconverge_its(cx, w);
+        if (w.stack.empty()) return its_after_step(cx, w, pc);
+        return;
+      }
+    }
+    // Nothing can run: lanes waiting at convergence barriers and __syncwarp waits give way.
+    its_release_waiting(w);
+    its_warp_sync_release(w, true);
+  }
+  std::string groups;
+  for (uint32_t i = 0; i < s.splits.size(); ++i) {
+    const ItsSplit& x = s.splits[i];
+    groups += fmt::format("\n      group {} (joins {} at entry {}){}{}:", x.id, int32_t(x.parent),
+                          x.join_depth, x.wsync ? " at bar.warp.sync" : "",
+                          x.bwait ? " at a CTA barrier" : "");
+    for (const SimtEntry& e : its_stack(w, i))
+      groups += fmt::format(" [pc {} rpc {} lanes {:#x} pending {}]", e.pc, int32_t(e.rpc),
+                            e.mask & ~w.exited, e.pending);
+  }
+  guest_fault(
+      cx, w, cx.prog->code[pc], unsigned(__builtin_ctz(w.valid)),
+      "independent thread scheduling: no thread group of the warp can run; groups:" + groups);
+}
+
+static inline void reconverge_its(ExecContext& cx, Warp& w) {
+  while (!w.stack.empty()) {
+    SimtEntry& t = w.stack.back();
+    if (t.pending) return;  // waits at its convergence barrier
     if ((t.mask & ~w.exited) != 0 && t.pc != t.rpc) return;
     const bool boundary = t.call_boundary;
     const LaneMask m = t.mask & ~w.exited;
@@ -462,7 +783,7 @@ namespace {
 
 // The step, compiled twice: with the register-allocation checker (func/regcheck.h) and without,
 // so the default path carries no test for it per instruction.
-template <bool kRegCheck>
+template <bool kRegCheck, bool kIts = false>
 inline void step_impl(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
   SimtEntry& top = w.stack.back();
   const uint32_t pc = top.pc;
@@ -499,7 +820,12 @@ inline void step_impl(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     if (d.writes_mem) ++cx.gmem->write_epoch;
   }
   ++w.insts;
-  reconverge(cx, w);
+  if constexpr (kIts) {
+    reconverge_its(cx, w);
+    its_after_step(cx, w, pc);
+  } else {
+    reconverge(cx, w);
+  }
   // A jump backwards (loop back edge, or a call) may start a repeat of an earlier state.
   if (!w.stack.empty() && w.stack.back().pc <= pc && w.insts >= w.loop.next_probe) [[unlikely]]
     probe_loop(cx, w, pc);
@@ -512,6 +838,13 @@ inline void step_impl(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
 }  // namespace
 
 void step(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
+  if (w.its) [[unlikely]] {
+    if (cx.reg_aliases)
+      step_impl<true, true>(cx, w, rec);
+    else
+      step_impl<false, true>(cx, w, rec);
+    return;
+  }
   if (cx.reg_aliases) [[unlikely]]
     step_impl<true>(cx, w, rec);
   else
@@ -548,18 +881,24 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_
         all_done = false;
         uint64_t n = 0;
         try {
-          auto run = [&]<bool kCheck>() {
+          auto run = [&]<bool kCheck, bool kIts>() {
             while (!w.done() && !w.at_barrier && n < kQuantum) {
               const uint64_t lanes = uint64_t(__builtin_popcount(w.active()));
-              step_impl<kCheck>(cx, w, nullptr);
+              step_impl<kCheck, kIts>(cx, w, nullptr);
               thread_total += lanes;
               ++n;
             }
           };
-          if (cx.reg_aliases) [[unlikely]]
-            run.template operator()<true>();
-          else
-            run.template operator()<false>();
+          if (w.its) [[unlikely]] {
+            if (cx.reg_aliases)
+              run.template operator()<true, true>();
+            else
+              run.template operator()<false, true>();
+          } else if (cx.reg_aliases) [[unlikely]] {
+            run.template operator()<true, false>();
+          } else {
+            run.template operator()<false, false>();
+          }
         } catch (...) {
           // A fault (or assert, trap...): the launch's counts include what ran before the
           // faulting instruction, as the timing model's do.

@@ -38,6 +38,13 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts,
 /// meet again at `reconv`.
 void simt_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, LaneMask nt,
                   LaneMask taken);
+/// bar.warp.sync under independent thread scheduling: the current thread group waits until
+/// every lane of `members` waits there (no-op under the SIMT stack).
+void its_warp_sync(ExecContext& cx, Warp& w, LaneMask members);
+/// A CTA barrier under independent thread scheduling: the current thread group arrives; true
+/// when every live lane of the warp has (the warp then arrives at the CTA barrier), else the
+/// group waits for the others.
+bool its_bar_arrive(Warp& w, uint32_t pc, uint32_t id, uint32_t count);
 /// Lanes `m` of `w` exit (exit / ret in the kernel).
 void thread_exit(ExecContext& cx, Warp& w, LaneMask m);
 

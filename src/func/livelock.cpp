@@ -35,6 +35,17 @@ uint64_t state_hash(const Warp& w) {
     x.add(f.reg_base);
     x.add(f.pred_base);
   }
+  if (w.its) {  // independent thread scheduling: the other thread groups too
+    x.add(w.its->cur);
+    for (const ItsSplit& s : w.its->splits) {
+      x.add(s.wsync);
+      for (const SimtEntry& e : s.stack) {
+        x.add(e.pc);
+        x.add(e.mask);
+        x.add(e.pending);
+      }
+    }
+  }
   for (uint64_t r : w.regs) x.add(r);
   for (uint32_t p : w.preds) x.add(p);
   return x.h;
@@ -119,6 +130,24 @@ std::string livelock_warp_line(const Program& prog, const Warp& w, uint64_t epoc
                               w.index, L.period, warp_looping(w, epoch) ? "" : " (not confirmed)");
   s += fmt::format("\n      loop from {}", prog.where(L.loop_pc));
   s += fmt::format("\n      back to it from {}", prog.where(L.branch_pc));
+  // SIMT deadlock (GPGPU book 3.1.2): lanes that left the loop wait on the stack at its
+  // reconvergence point for the lanes that loop (the nearest such entry is reported).
+  if (!w.its && w.stack.size() > 1) {
+    LaneMask above = 0;
+    for (size_t d = w.stack.size(); d-- > 0;) {
+      const SimtEntry& e = w.stack[d];
+      const LaneMask parked = e.mask & ~w.exited & ~above;
+      if (d + 1 < w.stack.size() && parked && !e.call_boundary) {
+        s += fmt::format(
+            "\n      SIMT deadlock: lanes {:#010x} wait at the reconvergence point {} for the "
+            "looping lanes {:#010x} (an intra-warp lock or flag?); independent thread "
+            "scheduling (sim.its=true) lets them run",
+            parked, prog.where(e.pc), above & ~w.exited);
+        break;
+      }
+      above |= e.mask;
+    }
+  }
   return s;
 }
 

@@ -30,6 +30,10 @@ struct SimtEntry {
   uint32_t rpc = 0;  // reconvergence PC (pop when pc reaches it)
   LaneMask mask = 0;
   bool call_boundary = false;  // popping it returns from a call frame
+  // Independent thread scheduling (LaunchState::its): thread groups split off to other
+  // ItsSplits that still have to reach this entry's pc (its convergence barrier). Always 0
+  // under the stack.
+  uint16_t pending = 0;
 };
 
 struct Frame {
@@ -57,6 +61,34 @@ struct LoopWatch {
   uint32_t loop_pc = 0, branch_pc = 0;  // loop head (the state's PC) and the backward branch
 };
 
+/// Independent thread scheduling (Volta; GPGPU book 3.1.2, Diamos et al. 2015 convergence
+/// barriers): a warp's diverged thread groups ("warp splits"), each with its own SIMT stack and
+/// call frames, scheduled one at a time (executor.cpp, "independent thread scheduling").
+struct ItsSplit {
+  std::vector<SimtEntry> stack;  // empty while the split is the warp's current one
+  std::vector<Frame> frames;
+  uint32_t id = 0;
+  uint32_t parent = ~0u;    // split whose stack entry `join_depth` waits for this one
+  uint32_t join_depth = 0;  // (~0u: a root split, it joins nobody)
+  uint32_t wsync_pc = 0;    // waiting at bar.warp.sync for the lanes of wsync_mask
+  LaneMask wsync_mask = 0;
+  bool wsync = false;
+  bool bwait = false;  // arrived at a CTA barrier, waits for the warp's other thread groups
+};
+struct ItsState {
+  std::vector<ItsSplit> splits;  // splits[cur] is the one in Warp::stack / Warp::frames
+  uint32_t cur = 0;
+  uint32_t next_id = 1;
+  uint32_t backedges = 0;         // back edges of the current split since the last yield
+  uint32_t yield_backedges = 64;  // LaunchState::its_yield_backedges
+  LaneMask bar_lanes = 0;         // lanes that arrived at a CTA barrier (the warp arrives
+                                  // when all its live lanes have)
+  uint32_t bar_pc = 0, bar_id = 0, bar_count = 0;  // that barrier
+  // statistics
+  uint64_t forks = 0, joins = 0, yields = 0, released_lanes = 0, switches = 0, wsyncs = 0;
+  uint32_t max_splits = 1;
+};
+
 struct Warp {
   uint32_t index = 0;   // warp index within the CTA
   LaneMask valid = 0;   // lanes that hold a thread
@@ -77,6 +109,7 @@ struct Warp {
   uint64_t insts = 0;       // warp instructions executed
   uint32_t hw_warp_id = 0;  // %warpid (slot on the SM)
   LoopWatch loop;
+  std::unique_ptr<ItsState> its;  // independent thread scheduling, else null (the SIMT stack)
 
   bool done() const { return stack.empty() || (valid & ~exited) == 0; }
   LaneMask active() const { return stack.empty() ? 0 : stack.back().mask & ~exited; }
@@ -164,6 +197,10 @@ struct LaunchState {
   // %envreg1:%envreg2 hold the address of the zeroed grid-sync workspace that
   // cooperative_groups::grid_group::sync() counts arrivals in.
   bool cooperative = false;
+  // Independent thread scheduling instead of the SIMT stack (sim.its; executor.cpp), and the
+  // back edges a thread group runs before it yields (sim.its_yield_backedges).
+  bool its = false;
+  uint32_t its_yield_backedges = 64;
 };
 
 /// Extra launch properties beyond the configuration.

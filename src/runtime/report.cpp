@@ -190,7 +190,8 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     json gpu = k.stats;
     gpu.erase("trace_events");
     json extra = json::object();
-    for (const char* key : {"start_cycle", "end_cycle", "occupancy", "attribution", "registers"})
+    for (const char* key :
+         {"start_cycle", "end_cycle", "occupancy", "attribution", "registers", "sharing"})
       if (gpu.contains(key)) {
         extra[key] = gpu[key];
         gpu.erase(key);
@@ -200,6 +201,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     e["occupancy"] = extra.value("occupancy", json::object());
     if (extra.contains("attribution")) e["attribution"] = std::move(extra["attribution"]);
     if (extra.contains("registers")) e["registers"] = std::move(extra["registers"]);
+    if (extra.contains("sharing")) e["sharing"] = std::move(extra["sharing"]);
     if (gpu.contains("intervals")) {
       e["intervals"] = std::move(gpu["intervals"]);
       gpu.erase("intervals");

@@ -83,6 +83,8 @@ Runtime::Runtime() {
   o.max_warp_insts_per_cta = params_.sim.max_warp_insts_per_cta;
   o.livelock_check = params_.sim.livelock_check;
   o.regalloc_check = params_.sim.regalloc_check;
+  o.its = params_.sim.its;
+  o.its_yield_backedges = params_.sim.its_yield_backedges;
   dev_ = std::make_unique<func::Device>(o);
   dev_->heap().set_limit(params_.sim.heap_bytes);
   dev_->max_shared_per_block = params_.sm.max_shared_per_block;

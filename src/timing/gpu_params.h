@@ -80,6 +80,9 @@ struct SimParams {
   uint64_t max_kernel_cycles = 0;
   bool livelock_check = true;
   bool regalloc_check = false;
+  bool its = false;
+  uint32_t its_yield_backedges = 64;
+  bool divergence_stats = false;
   bool per_pc_stats = false;
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
@@ -117,6 +120,26 @@ struct SimParams {
             "reaches the virtual registers the allocator put in the same register), so an "
             "allocation bug changes the program's output (src/func/regcheck.h)",
             "simtlab (issue #14)");
+    d.param("its", its, "",
+            "Independent thread scheduling (Volta): diverged thread groups of a warp are "
+            "scheduled independently and wait for each other at convergence barriers at the "
+            "branch's immediate post-dominator; bar.warp.sync (__syncwarp) waits for its lanes. "
+            "Intra-warp spin locks complete. Off: the pre-Volta IPDOM SIMT stack "
+            "(src/func/executor.cpp)",
+            "GPGPU book 3.1.2; Diamos et al. 2015 (convergence barriers); NVIDIA Volta "
+            "whitepaper 2017 (off by default: the presets model pre-Volta GPUs)");
+    d.param("its_yield_backedges", its_yield_backedges, "back edges",
+            "Independent thread scheduling: after this many back edges of one thread group "
+            "without reconvergence it yields: threads waiting for it at a convergence barrier "
+            "go on without it, and the next thread group of the warp runs (forward progress)",
+            "assumption: the Volta yield rule is not published (book 3.1.2: 'It appears the "
+            "yielded state may be used to enable other threads ... to make forward progress'); "
+            "64 loop iterations keeps reconvergence after short divergent loops")
+        .range(1, 1u << 20);
+    d.param("divergence_stats", divergence_stats, "",
+            "Timing mode: SIMT stack depth histogram and stack pushes/pops (reconvergence "
+            "events) per SM (the sm[i].simt group; src/ext/its/simt_stats.h)",
+            "simtlab (issue #22; the statistics the divergence papers report)");
     d.param("per_pc_stats", per_pc_stats, "",
             "Timing mode: count executions, stall slots by reason, scoreboard waits on memory vs "
             "ALU producers, register-bank and shared-memory bank conflicts, L1/L2 misses and "
@@ -196,6 +219,11 @@ struct GpuParams {
     d.group("dyncta", sm.dyncta, "DYNCTA dynamic CTA limit (src/ext/dyncta)");
     d.group("rfc", sm.rfc, "Register-file cache with two-level scheduling (src/ext/rfc)");
     d.group("mrpb", sm.mrpb, "Memory request prioritization buffer and L1 bypass (src/ext/mrpb)");
+    d.group(
+        "sharing", sm.sharing,
+        "Register/scratchpad sharing between thread-block pairs (src/ext/sharing, thesis ch. 2)");
+    d.group("classify", sm.classify,
+            "Uniform/affine/variant value classifier, statistics only (src/ext/classify)");
     d.group("d2ma", sm.d2ma, "D2MA data-parallel DMA engine per SM (src/ext/d2ma)");
   }
   /// Rules between groups (keys relative to the root).

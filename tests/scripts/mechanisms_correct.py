@@ -6,6 +6,7 @@ final PASSED line (self-checking workloads, their default arguments).
 
 Usage:
   mechanisms_correct.py SIMTLAB PROGRAMS_DIR WORKLOADS_DIR [-j N] [--only NAME,...]
+                        [--mechs MECH,...]
 
 Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   rfc          sm.scheduler=two_level rfc.enable=true (baseline: sm.scheduler=two_level)
@@ -18,6 +19,11 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   attribution  sim.per_pc_stats=true (per-instruction statistics, issue #20)
   arch_regs    sm.register_numbering=architectural (issue #14)
   arch_spill   the same with sm.max_regs_per_thread=16 (spill reloads and stores)
+  its          sim.its=true (independent thread scheduling, issue #22); programs that need it
+               (ITS_ARGS) run with their ITS arguments and must end with PASSED
+  classify     classify.enable=true (value classifier statistics, issue #22)
+  share_reg    sm.scheduler=owf sharing.mode=reg sharing.reorder=true sharing.dyn=true (#16)
+  share_smem   sm.shared_bytes=16K with sm.scheduler=owf sharing.mode=smem (baseline: 16K)
 """
 import argparse
 import concurrent.futures as cf
@@ -37,14 +43,24 @@ MECHS = {
     "attribution": ([], ["sim.per_pc_stats=true"]),
     "arch_regs": ([], ["sm.register_numbering=architectural"]),
     "arch_spill": ([], ["sm.register_numbering=architectural", "sm.max_regs_per_thread=16"]),
+    "its": ([], ["sim.its=true"]),
+    "share_reg": ([], ["sm.scheduler=owf", "sharing.mode=reg", "sharing.reorder=true",
+                       "sharing.dyn=true"]),
+    "share_smem": (["sm.shared_bytes=16K"], ["sm.shared_bytes=16K", "sm.scheduler=owf",
+                                             "sharing.mode=smem"]),
+    "classify": ([], ["classify.enable=true"]),
 }
 
+# Programs that behave differently under independent thread scheduling by design: with sim.its
+# they run with these arguments and must pass (the intra-warp spin lock completes).
+ITS_ARGS = {"prog_its_spinlock": ["its"]}
 
-def run(simtlab, prog, sets, timeout=600):
+
+def run(simtlab, prog, sets, timeout=600, args=()):
     cmd = [simtlab, "run", "-q", "--no-progress", "--mode", "timing"]
     for s in sets:
         cmd += ["--set", s]
-    cmd += ["--", prog]
+    cmd += ["--", prog, *args]
     try:
         with tempfile.TemporaryDirectory() as tmp:  # programs may write files: not next to them
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp)
@@ -55,8 +71,13 @@ def run(simtlab, prog, sets, timeout=600):
 
 def check(simtlab, kind, prog, mech):
     base_sets, on_sets = MECHS[mech]
-    rc, out = run(simtlab, prog, on_sets)
     name = f"{os.path.basename(prog)} [{mech}]"
+    its_args = ITS_ARGS.get(os.path.basename(prog))
+    if mech == "its" and its_args:
+        rc, out = run(simtlab, prog, on_sets, args=its_args)
+        ok = rc == 0 and out.strip().splitlines()[-1:] == ["PASSED"]
+        return name, ok, f"rc {rc} with {' '.join(its_args)}, last line {out.strip().splitlines()[-1:]}"
+    rc, out = run(simtlab, prog, on_sets)
     if kind == "workload":
         ok = rc == 0 and out.strip().splitlines()[-1:] == ["PASSED"]
         return name, ok, f"rc {rc}, last line {out.strip().splitlines()[-1:]}"
@@ -72,8 +93,9 @@ def main():
     ap.add_argument("workloads")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--only", default="")
-    ap.add_argument("--mechanisms", default="", help="comma-separated subset of the mechanisms")
+    ap.add_argument("--mechs", default="", help="comma-separated subset of the mechanisms")
     a = ap.parse_args()
+    mechs = [m for m in MECHS if not a.mechs or m in a.mechs.split(",")]
     a.simtlab = os.path.abspath(a.simtlab)
     only = set(filter(None, a.only.split(",")))
     jobs = []
@@ -85,9 +107,7 @@ def main():
                 continue
             if only and f not in only:
                 continue
-            for m in MECHS:
-                if a.mechanisms and m not in a.mechanisms.split(","):
-                    continue
+            for m in mechs:
                 jobs.append((kind, p, m))
     bad = 0
     with cf.ThreadPoolExecutor(a.j) as ex:

@@ -11,6 +11,7 @@
 #include "base/bits.h"
 #include "base/error.h"
 #include "base/interrupt.h"
+#include "ext/sharing/sharing.h"
 #include "func/executor.h"
 #include "func/regcheck.h"
 #include "stats/writers.h"
@@ -93,7 +94,14 @@ Gpu::Gpu(const GpuParams& p)
   mem_ = make_memory_backend(p_, sim_, *core_, *icnt_, *l2_, *dram_, root_);
   for (uint32_t i = 0; i < p_.gpu.num_sms; ++i) {
     ports_.push_back(mem_->port(i));
-    sms_.push_back(std::make_unique<Sm>(i, p_.sm, root_, ports_.back().get()));
+    SmParams sp = p_.sm;
+    sp.its = p_.sim.its;  // independent thread scheduling: the SM's its statistics
+    sp.divergence_stats = p_.sim.divergence_stats;
+    sms_.push_back(std::make_unique<Sm>(i, sp, root_, ports_.back().get()));
+    if (p_.sm.sharing.dyn) {  // dynamic warp execution: one board for the reference SM
+      if (!dyn_board_) dyn_board_ = std::make_shared<sharing::DynBoard>();
+      sms_.back()->set_sharing_board(dyn_board_);
+    }
     sim_.add(*sms_.back(), *core_);
     mem_->attach(i, *sms_.back());
   }
@@ -210,7 +218,7 @@ bool Gpu::dispatch(uint64_t now) {
     const func::LaunchState& L = *r.ctx.launch;
     for (uint32_t k = 0; k < nsm && r.next_cta < r.total; ++k) {
       const uint32_t s = (rr_ + k) % nsm;
-      if (got[s] || !sms_[s]->fits(r.needs)) continue;
+      if (got[s] || !sms_[s]->fits(r.needs, &r.ctx)) continue;
       const Dim3& gd = L.grid;
       const uint64_t i = r.next_cta++;
       const Dim3 id{uint32_t(i % gd.x), uint32_t((i / gd.x) % gd.y),
@@ -253,6 +261,15 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   if (p_.sim.per_pc_stats) {
     r->pcs = std::make_unique<PcStats>(k.code.size());
     r->ctx.pcs = r->pcs.get();
+  }
+  if (p_.sm.sharing.on()) {  // resource sharing (src/ext/sharing): the kernel's plan
+    const SmParams& sm = p_.sm;
+    sharing::SmLimits lim{sm.registers,   sm.shared_bytes, sm.max_ctas,
+                          sm.max_threads, sm.num_warps,    sm.warp_size};
+    r->share_plan = sharing::make_plan(
+        sm.sharing.mode == "smem" ? sharing::Resource::smem : sharing::Resource::reg,
+        sm.sharing.threshold, lim, uint32_t(L.block.count()), r->regs, L.shared_bytes);
+    r->ctx.share_plan = &r->share_plan;
   }
   if (p_.sm.register_numbering == "architectural") {
     // The SASS-model allocation (func/regcheck.h), cached on the program per cap.
@@ -307,7 +324,8 @@ void Gpu::fill_result(Running& r, uint64_t now) {
   j["start_cycle"] = r.start;
   j["end_cycle"] = now;
   j["occupancy"] = {{"regs_per_thread", r.regs},
-                    {"ctas_per_sm", ctas_per_sm(p_.sm, r.needs)},
+                    {"ctas_per_sm", r.share_plan.enabled ? r.share_plan.M  // sharing
+                                                         : ctas_per_sm(p_.sm, r.needs)},
                     {"warps_per_cta", r.needs.warps},
                     {"shared_per_cta", r.needs.shared},
                     {"regs_per_cta", r.needs.regs}};
@@ -323,6 +341,17 @@ void Gpu::fill_result(Running& r, uint64_t now) {
         {"numbering", "architectural"},   {"allocated", entry},
         {"allocated_max_function", most}, {"cap", am->cap},
         {"spilled_values", spilled},      {"spill_bytes_per_thread", am->max_spill_bytes}};
+  }
+  if (p_.sm.sharing.on()) {
+    const sharing::Plan& sp = r.share_plan;
+    j["sharing"] = {{"mode", p_.sm.sharing.mode},
+                    {"threshold", p_.sm.sharing.threshold},
+                    {"enabled", sp.enabled},
+                    {"baseline_ctas_per_sm", sp.baseline},
+                    {"ctas_per_sm", sp.M},
+                    {"pairs_per_sm", sp.pairs},
+                    {"unshared_per_sm", sp.unshared},
+                    {"private_units", sp.private_units}};
   }
   if (power_)
     j["power"] =

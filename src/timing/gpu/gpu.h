@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ext/sharing/plan.h"
 #include "func/device.h"
 #include "func/livelock.h"
 #include "power/model.h"
@@ -77,6 +78,7 @@ class Gpu : public func::Engine {
     stats::Snapshot before;
     std::unique_ptr<PcStats> pcs;                 // sim.per_pc_stats
     std::unique_ptr<IntervalRecorder> intervals;  // stats.interval > 0
+    sharing::Plan share_plan;                     // sharing.mode != none
   };
 
   void run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops);
@@ -114,6 +116,7 @@ class Gpu : public func::Engine {
   std::unique_ptr<MemBackend> mem_;
   std::vector<std::unique_ptr<SmMemPort>> ports_;
   std::vector<std::unique_ptr<Sm>> sms_;
+  std::shared_ptr<sharing::DynBoard> dyn_board_;  // sharing.dyn: the reference SM's window
   std::vector<std::unique_ptr<Running>> running_;
   std::unique_ptr<sim::Component> dispatcher_;
   std::unique_ptr<TraceSink> trace_;

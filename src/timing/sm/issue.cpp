@@ -6,9 +6,13 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "ext/classify/classify.h"
 #include "ext/d2ma/d2ma.h"
+#include "ext/its/its_stats.h"
+#include "ext/its/simt_stats.h"
 #include "ext/rfc/last_use.h"
 #include "ext/rfc/rfc.h"
+#include "ext/sharing/sharing.h"
 #include "func/regcheck.h"
 #include "timing/sm/sm.h"
 #include "timing/trace.h"
@@ -162,6 +166,15 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   KernelCtx& kc = *w.cta->k;
   const func::ArchPc* ap = nullptr;
   if constexpr (kExt)
+    if (w.held) {  // a shared-memory instruction waiting for the scratchpad lock
+      if (!sharing_->smem_retry(w)) return Stall::lock_wait;
+      if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+      auto& h = held_[w.slot];
+      w.held = false;
+      place_in_collector(h.first, h.second);
+      return Stall::lock_wait;  // the slot went to moving it, not to a new instruction
+    }
+  if constexpr (kExt)
     if (kc.arch && w.spill_store_pc != WarpSlot::kNoPc)
       return issue_spill(w, kc, w.spill_store_pc, true, now, issued);
   if (w.ibuf == 0 || now < w.ibuf_ready) return w.redirect ? Stall::control : Stall::fetch;
@@ -184,8 +197,13 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
   if (waiting_dispatch_[size_t(uk)] >= cap)
     return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
-  if constexpr (kExt)
+  if constexpr (kExt) {
     if (!policies_.empty() && !policies_allow(w, d)) return Stall::throttled;
+    if (sharing_) {
+      if (!sharing_->reg_gate(w, pc)) return Stall::lock_wait;
+      if (!sharing_->dyn_allow(w, d)) return Stall::throttled;
+    }
+  }
 
   // Issue: compute destination registers in the frame the instruction executes in.
   InFlight f;
@@ -266,6 +284,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
         w.spill_reg_base = fr.reg_base;
       }
     }
+    if (classify_) classify_->on_issue(w.slot, fw, rec_, *kc.launch, fr.reg_base, fr.pred_base);
+    if (simt_stats_) simt_stats_->on_issue(w.slot, fw);
   }
   f.lanes = rec_.exec;
   if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
@@ -298,6 +318,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if (w.ibuf) --w.ibuf;
   if (rec_.warp_done) {
     w.func_done = true;
+    if (its_stats_ && fw.its) its_stats_->add(*fw.its);
   } else if (rec_.next_pc != pc + 1) {
     w.ibuf = 0;
     w.redirect = true;
@@ -311,17 +332,35 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
       w.ready_at = std::max(w.ready_at, now + 1 + p_.reconvergence_penalty);
   }
   if (fw.at_barrier) w.was_at_barrier = true;
-  // Into a collector unit.
+  if constexpr (kExt)
+    if (sharing_) {
+      if (w.share_class == 2) {
+        sharing_->count_nonowner_issue();
+        nonowner_issued_ = true;
+      }
+      if (rec_.space == func::MemSpace::shared && !sharing_->smem_gate(w, rec_)) {
+        // Executed, but it may not touch the shared scratchpad region yet: held until the
+        // pair lock is free (the warp waits, Stall::lock_wait).
+        held_[w.slot] = {f, rec_};
+        w.held = true;
+        *issued = true;
+        return Stall::issued;
+      }
+    }
+  place_in_collector(f, rec_);
+  *issued = true;
+  return Stall::issued;
+}
+
+void Sm::place_in_collector(const InFlight& f, const func::WarpInstRecord& rec) {
   for (size_t i = 0; i < collectors_.size(); ++i) {
     if (collectors_[i].w) continue;
     collectors_[i] = f;
-    if (uk == UnitKind::ldst) mem_recs_[i] = rec_;
+    if (f.unit == UnitKind::ldst) mem_recs_[i] = rec;
     ++collectors_busy_;
-    ++waiting_dispatch_[size_t(uk)];
+    ++waiting_dispatch_[size_t(f.unit)];
     break;
   }
-  *issued = true;
-  return Stall::issued;
 }
 
 bool Sm::waits_on_memory(const WarpSlot& w, const func::DInst& d) const {
@@ -360,7 +399,8 @@ void Sm::charge_pc_slots(const PcSlot& ps, uint64_t k) {
 void Sm::issue(uint64_t now) {
   // The default path (no mechanism hooks, no per-instruction statistics) is compiled without
   // their bookkeeping: the hooks and the attribution cost it nothing when off.
-  if (policies_.empty() && !pc_stats_ && !rfc_ && !arch_regs_)
+  if (policies_.empty() && !pc_stats_ && !rfc_ && !arch_regs_ && !sharing_ && !classify_ &&
+      !simt_stats_)
     issue_impl<false>(now);
   else
     issue_impl<true>(now);
@@ -368,8 +408,15 @@ void Sm::issue(uint64_t now) {
 
 template <bool kExt>
 void Sm::issue_impl(uint64_t now) {
-  if constexpr (kExt)
+  if constexpr (kExt) {
     for (auto& q : policies_) q->begin_issue(now, warps_);
+    if (sharing_) {
+      sharing_->begin_cycle(now, stalls_[size_t(Stall::mem_pipeline)] +
+                                     stalls_[size_t(Stall::collector_full)] +
+                                     stalls_[size_t(Stall::unit_busy)]);
+      nonowner_issued_ = false;
+    }
+  }
   bool any_issued = false;
   for (auto& s : scheds_) {
     Stall best = Stall::idle;
@@ -412,8 +459,10 @@ void Sm::issue_impl(uint64_t now) {
       any_issued = true;
     }
   }
-  if constexpr (kExt)
+  if constexpr (kExt) {
     for (auto& q : policies_) q->end_issue(now, any_issued, last_reasons_);
+    if (sharing_ && nonowner_issued_) sharing_->count_nonowner_cycle();
+  }
 }
 
 }  // namespace simtlab::timing

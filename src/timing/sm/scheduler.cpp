@@ -21,6 +21,7 @@ std::unique_ptr<WarpScheduler> make_lrr_scheduler();
 std::unique_ptr<WarpScheduler> make_gto_scheduler();
 std::unique_ptr<WarpScheduler> make_oldest_scheduler();
 std::unique_ptr<WarpScheduler> make_two_level_scheduler(uint32_t active);
+std::unique_ptr<WarpScheduler> make_owf_scheduler();
 
 std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy,
                                               uint32_t two_level_active) {
@@ -28,6 +29,7 @@ std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy,
   if (policy == "gto") return make_gto_scheduler();
   if (policy == "oldest") return make_oldest_scheduler();
   if (policy == "two_level") return make_two_level_scheduler(two_level_active);
+  if (policy == "owf") return make_owf_scheduler();
   fatal("sm.scheduler: unknown warp scheduling policy '{}'", policy);
 }
 

@@ -6,8 +6,12 @@
 
 #include "base/bits.h"
 #include "base/error.h"
+#include "ext/classify/classify.h"
 #include "ext/d2ma/d2ma.h"
+#include "ext/its/its_stats.h"
+#include "ext/its/simt_stats.h"
 #include "ext/rfc/rfc.h"
+#include "ext/sharing/sharing.h"
 #include "ext/sm_policies.h"
 #include "timing/gpu/gpu.h"
 #include "timing/trace.h"
@@ -45,7 +49,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
           g_.counter("issue_slots", "slots", "Scheduler issue slots (schedulers x cycles)")),
       stalls_(g_.vector("stall", "slots",
                         "Why each scheduler slot did or did not issue (sums to issue_slots)",
-                        stall_labels(sm_policies_on(p)))),
+                        stall_labels(sm_policies_on(p) || p.sharing.on(), p.sharing.on()))),
       resident_warp_cycles_(
           g_.counter("resident_warp_cycles", "warp-cycles", "Sum over cycles of resident warps")),
       ctas_launched_(g_.counter("ctas", "CTAs", "CTAs run on this SM")),
@@ -110,6 +114,12 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
     d2ma_->bind(ctas_.data(), &ldst_->l1d(), nullptr);
     policies_.push_back(std::move(d2ma));
   }
+  if (p_.sharing.on()) {
+    if (p_.rfc.enable) throw UserError("sharing.mode cannot be combined with rfc.enable");
+    sharing_ = std::make_unique<sharing::SmSharing>(p_.sharing, id_, p_.max_ctas,
+                                                    p_.max_regs_per_thread, g_);
+    held_.resize(p_.num_warps);
+  }
   if (p_.register_numbering == "architectural") {
     if (p_.rfc.enable)
       throw UserError(
@@ -125,6 +135,10 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
                                "32-bit words moved by spill reloads and stores, per thread");
   }
   port_->set_waiter(this);
+  if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
+  if (p_.divergence_stats) simt_stats_ = std::make_unique<ext::SimtStats>(p_.num_warps, g_);
+  if (p_.classify.enable)  // value classifier (src/ext/classify): statistics only
+    classify_ = std::make_unique<ext::ValueClassifier>(p_.classify, p_.num_warps, g_);
   if (p_.rfc.enable) {  // register-file cache (src/ext/rfc): entries follow the active pool
     if (p_.scheduler != "two_level")
       throw UserError(
@@ -201,7 +215,19 @@ void Sm::begin_kernel(const func::GlobalMemory* gmem) {
   }
 }
 
-bool Sm::fits(const CtaNeeds& n) const {
+void Sm::set_sharing_board(std::shared_ptr<sharing::DynBoard> b) {
+  if (sharing_) sharing_->set_board(std::move(b));
+}
+
+bool Sm::fits(const CtaNeeds& n, const KernelCtx* k) const {
+  if (sharing_ && k && k->share_plan && sharing_->governs(k, *k->share_plan, resident_ctas_)) {
+    // Resource sharing (src/ext/sharing): the plan's slots replace the shared resource's
+    // budget; every other limit still holds.
+    const bool reg = sharing_->resource() == sharing::Resource::reg;
+    return sharing_->slot_free(k, *k->share_plan) && used_warps_ + n.warps <= p_.num_warps &&
+           used_threads_ + n.threads <= p_.max_threads &&
+           (reg ? used_shared_ + n.shared <= p_.shared_bytes : used_regs_ + n.regs <= p_.registers);
+  }
   for (const auto& q : policies_)  // CTA allocation hook (DYNCTA)
     if (resident_ctas_ >= q->cta_limit(ctas_per_sm(p_, n))) return false;
   return resident_ctas_ < p_.max_ctas && used_warps_ + n.warps <= p_.num_warps &&
@@ -229,6 +255,9 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
   used_shared_ += n.shared;
   ++resident_ctas_;
   ++ctas_launched_;
+  // Resource sharing: a CTA admitted under its kernel's plan (decided before any warp retires).
+  const bool share_tracked =
+      sharing_ && k->share_plan && sharing_->governs(k, *k->share_plan, resident_ctas_ - 1);
   // Before the warps: a CTA whose warps have all exited already ends in the loop below.
   if (trace_) trace_->cta_begin(id_, linear_id, now);
   const uint32_t nregs = k->launch->prog->max_regs, npreds = k->launch->prog->max_preds;
@@ -267,6 +296,17 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     }
     scheds_[w.sched]->add(&w);
   }
+  if (share_tracked && c.active) {
+    // The CTA's warps by their index in the CTA (warp j pairs with the partner's warp j); a
+    // warp that exited at launch leaves a null.
+    std::vector<WarpSlot*> mine(c.cta->warps.size(), nullptr);
+    for (WarpSlot& w : warps_)
+      if (w.active && w.cta == &c)
+        for (size_t j = 0; j < c.cta->warps.size(); ++j)
+          if (c.cta->warps[j].get() == w.fw) mine[j] = &w;
+    sharing_->on_cta_launch(k, *k->share_plan, k->launch->prog, k->launch->regs_per_thread,
+                            uint32_t(&c - ctas_.data()), mine);
+  }
   wake();
 }
 
@@ -278,10 +318,12 @@ uint32_t Sm::take_finished_ctas() {
 
 void Sm::retire_warp(WarpSlot& w) {
   scheds_[w.sched]->remove(&w);
+  if (sharing_) sharing_->on_warp_exit(w);
   w.active = false;
   CtaSlot& c = *w.cta;
   --used_warps_;
   if (--c.live_warps == 0) {
+    if (sharing_) sharing_->on_cta_exit(uint32_t(&c - ctas_.data()));
     used_threads_ -= c.threads;
     used_regs_ -= c.regs;
     used_shared_ -= c.shared;

@@ -39,6 +39,12 @@ namespace simtlab::func {
 struct ArchPc;
 struct ArchRegMap;
 }  // namespace simtlab::func
+
+namespace simtlab::timing::sharing {
+struct Plan;
+struct DynBoard;
+class SmSharing;
+}  // namespace simtlab::timing::sharing
 #include "timing/sm/ldst.h"
 #include "timing/sm/pc_stats.h"
 #include "timing/sm/power_counters.h"
@@ -50,6 +56,9 @@ struct ArchRegMap;
 
 namespace simtlab::ext {
 class RegFileCache;
+class ValueClassifier;
+class ItsStats;
+class SimtStats;
 namespace d2ma {
 class Engine;
 }
@@ -72,6 +81,8 @@ struct KernelCtx {
   // and the per-thread local bytes including the spill area (null / 0 when virtual).
   const func::ArchRegMap* arch = nullptr;
   uint32_t arch_local_bytes = 0, spill_area = 0;
+  // sharing.mode != none: the kernel's allocation plan (null when off).
+  const sharing::Plan* share_plan = nullptr;
 };
 
 /// A CTA resident on an SM: its functional state and its share of the SM's resources.
@@ -101,8 +112,10 @@ class Sm : public sim::Component {
 
   /// A kernel launch starts on the GPU (flushes the L1s when sm.flush_l1_per_kernel).
   void begin_kernel(const func::GlobalMemory* gmem);
-  /// Can the SM host another CTA needing `n`?
-  bool fits(const CtaNeeds& n) const;
+  /// Can the SM host another CTA needing `n` (of kernel `k`: its sharing plan, when any)?
+  bool fits(const CtaNeeds& n, const KernelCtx* k = nullptr) const;
+  /// Resource sharing's dynamic warp execution: the board the GPU's SMs share.
+  void set_sharing_board(std::shared_ptr<sharing::DynBoard> b);
   /// Place a CTA (functional state already initialised by the caller is created here).
   void launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now);
   /// CTAs finished since the last call (the dispatcher frees their slots' bookkeeping).
@@ -218,8 +231,11 @@ class Sm : public sim::Component {
   uint32_t waiting_dispatch_[size_t(UnitKind::count_)] = {};
   std::unique_ptr<LdstUnit> ldst_;
   std::unique_ptr<Cache> l1i_;
-  std::unique_ptr<ext::RegFileCache> rfc_;  // rfc.enable (src/ext/rfc)
-  std::unique_ptr<PowerCounters> power_;    // power.enable (src/power), else null
+  std::unique_ptr<ext::RegFileCache> rfc_;          // rfc.enable (src/ext/rfc)
+  std::unique_ptr<PowerCounters> power_;            // power.enable (src/power), else null
+  std::unique_ptr<ext::ValueClassifier> classify_;  // classify.enable (src/ext/classify)
+  std::unique_ptr<ext::ItsStats> its_stats_;        // sim.its (src/ext/its)
+  std::unique_ptr<ext::SimtStats> simt_stats_;      // sim.divergence_stats
   // ---- D2MA (d2ma.enable, src/ext/d2ma): owned by policies_, null when off ----
   ext::d2ma::Engine* d2ma_ = nullptr;
   bool d2ma_idle() const;
@@ -270,6 +286,12 @@ class Sm : public sim::Component {
   stats::Counter& bank_conflicts_;
   // sm.register_numbering = architectural (group `regalloc`, only then).
   bool arch_regs_ = false;
+  // sharing.mode != none (src/ext/sharing): per-SM sharing state, and the shared-memory
+  // instruction each warp holds while it waits for the scratchpad lock.
+  std::unique_ptr<sharing::SmSharing> sharing_;
+  std::vector<std::pair<InFlight, func::WarpInstRecord>> held_;
+  bool nonowner_issued_ = false;
+  void place_in_collector(const InFlight& f, const func::WarpInstRecord& rec);
   stats::Counter* spill_reloads_ = nullptr;
   stats::Counter* spill_stores_ = nullptr;
   stats::Counter* spill_words_ = nullptr;

@@ -8,10 +8,12 @@
 
 #include "config/describer.h"
 #include "ext/ccws/ccws_params.h"
+#include "ext/classify/classify_params.h"
 #include "ext/d2ma/d2ma_params.h"
 #include "ext/dyncta/dyncta_params.h"
 #include "ext/mrpb/mrpb_params.h"
 #include "ext/rfc/rfc_params.h"
+#include "ext/sharing/sharing_params.h"
 #include "timing/mem/cache.h"
 
 namespace simtlab::timing {
@@ -91,7 +93,11 @@ struct SmParams {
   // (GpuParams::describe), not under sm.*.
   ext::RfcParams rfc;
   ext::MrpbParams mrpb;
-  D2maParams d2ma;  // top-level group d2ma.* (src/ext/d2ma)
+  SharingParams sharing;          // top-level group sharing.* (src/ext/sharing, thesis ch. 2)
+  ext::ClassifyParams classify;   // classify.* (src/ext/classify)
+  bool divergence_stats = false;  // sim.divergence_stats, copied by Gpu: the simt group
+  bool its = false;  // sim.its, copied here by Gpu (not a key of sm.*): the its stats group
+  D2maParams d2ma;   // top-level group d2ma.* (src/ext/d2ma)
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {
@@ -196,8 +202,11 @@ struct SmParams {
     d.param("num_schedulers", num_schedulers, "schedulers",
             "Warp schedulers per SM (warps are split among them)", g)
         .range(1, 8);
-    d.param("scheduler", scheduler, "", "Warp scheduling policy", t1)
-        .one_of({"lrr", "gto", "oldest", "two_level"});
+    d.param("scheduler", scheduler, "",
+            "Warp scheduling policy (owf: owner warp first, for resource sharing: owner > "
+            "unshared > non-owner warps, GTO within a class; thesis 2.3.2)",
+            t1)
+        .one_of({"lrr", "gto", "oldest", "two_level", "owf"});
     d.param("register_numbering", register_numbering, "",
             "Register numbers the register banks and the scoreboard see: virtual = PTX registers "
             "in declaration order (one slot per register, as GPGPU-Sim's PTX mode); "

@@ -23,21 +23,26 @@ enum class Stall : uint8_t {
   idle,            // no resident warp on this scheduler can run
   throttled,       // ready, but a research mechanism (CCWS, SWL, DYNCTA) holds it back; the
                    // label exists only when one is on (closest to issuing: ranks after issued)
+  lock_wait,       // resource sharing (src/ext/sharing): waiting for a shared register or
+                   // scratchpad pair lock; the label exists only with sharing.mode != none
   count_
 };
 
-inline std::vector<std::string> stall_labels(bool with_throttled = false) {
+inline std::vector<std::string> stall_labels(bool with_throttled = false, bool with_lock = false) {
   std::vector<std::string> v = {"issued",    "mem_pipeline", "collector_full",
                                 "unit_busy", "scoreboard",   "barrier",
                                 "control",   "fetch",        "idle"};
-  if (with_throttled) v.push_back("throttled");
+  if (with_throttled || with_lock) v.push_back("throttled");
+  if (with_lock) v.push_back("lock_wait");
   return v;
 }
 
 /// Priority of a reason when a slot's warps are blocked for different ones (smaller = closer
 /// to issuing): enum order, with throttled right after issued.
 constexpr unsigned stall_rank(Stall s) {
-  return s == Stall::throttled ? 1 : s == Stall::issued ? 0 : 2 * unsigned(s);
+  return s == Stall::throttled || s == Stall::lock_wait ? 1
+         : s == Stall::issued                           ? 0
+                                                        : 2 * unsigned(s);
 }
 
 }  // namespace simtlab::timing

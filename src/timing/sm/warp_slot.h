@@ -42,6 +42,11 @@ struct WarpSlot {
   static constexpr uint32_t kNoPc = UINT32_MAX;
   uint32_t reloaded_pc = kNoPc, spill_store_pc = kNoPc;
   uint32_t spill_lanes = 0, spill_reg_base = 0;
+  // Resource sharing (src/ext/sharing): OWF class (0 owner, 1 unshared, 2 non-owner), the
+  // warp's index in its CTA (warp pairs), and a shared-memory instruction held for the lock.
+  uint8_t share_class = 1;
+  uint16_t cta_warp = 0;
+  bool held = false;
   uint32_t pending_writes = 0;
   uint32_t pending_long = 0;  // global/local/texture loads in flight (two_level_demote)
   uint64_t insts = 0;

@@ -1,0 +1,304 @@
+// Resource sharing (src/ext/sharing, thesis ch. 2): the allocation scheme against every entry of
+// the thesis's Tables 2.6 and 2.8 and Example 2.2.4, and the SM-level mechanisms (gates, locks,
+// ownership, OWF) on small kernels with exact outcomes.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ext/sharing/plan.h"
+#include "ext/sharing/sharing.h"
+#include "func/record.h"
+#include "stats/snapshot.h"
+#include "stats/writers.h"
+#include "tests/unit/timing/timing_harness.h"
+#include "timing/sm/scheduler.h"
+#include "timing/sm/warp_slot.h"
+
+namespace simtlab::timing::sharing {
+namespace {
+
+// Table 2.3 (Fermi C2050-like): 32768 registers, 8 blocks, 1536 threads (48 warps); 48 KB of
+// scratchpad in the register runs, 16 KB in the scratchpad runs.
+SmLimits table23(uint32_t smem) { return {32768, smem, 8, 1536, 48, 32}; }
+
+struct Kernel {
+  const char* name;
+  uint32_t threads, regs, smem;
+  std::vector<uint32_t> blocks;  // resident blocks at 0/10/30/50/70/90% sharing
+};
+
+const double kT[] = {1.0, 0.9, 0.7, 0.5, 0.3, 0.1};
+
+// Table 2.1 (threads, registers per thread) and Table 2.6.
+const Kernel kSet1[] = {
+    {"backprop", 256, 24, 0, {5, 5, 5, 5, 6, 6}}, {"b+tree", 508, 24, 0, {2, 2, 2, 3, 3, 3}},
+    {"hotspot", 256, 36, 0, {3, 3, 3, 4, 4, 6}},  {"LIB", 192, 36, 0, {4, 4, 5, 5, 6, 8}},
+    {"MUM", 256, 28, 0, {4, 4, 4, 5, 5, 6}},      {"mri-q", 256, 24, 0, {5, 5, 5, 5, 6, 6}},
+    {"sgemm", 128, 48, 0, {5, 5, 5, 5, 6, 8}},    {"stencil", 512, 28, 0, {2, 2, 2, 2, 2, 3}},
+};
+// Table 2.2 (threads, scratchpad bytes per block) and Table 2.8.
+const Kernel kSet2[] = {
+    {"CONV1", 64, 0, 2560, {6, 6, 6, 6, 7, 8}},   {"CONV2", 128, 0, 5184, {3, 3, 3, 3, 3, 4}},
+    {"lavaMD", 128, 0, 7200, {2, 2, 2, 2, 2, 4}}, {"NW1", 16, 0, 2180, {7, 7, 7, 8, 8, 8}},
+    {"NW2", 16, 0, 2180, {7, 7, 7, 8, 8, 8}},     {"SRAD1", 256, 0, 6144, {2, 2, 2, 3, 4, 4}},
+    {"SRAD2", 256, 0, 5120, {3, 3, 3, 3, 3, 5}},
+};
+
+TEST(SharingPlan, Table26RegisterSharingResidentBlocks) {
+  for (const Kernel& k : kSet1)
+    for (size_t i = 0; i < 6; ++i) {
+      const Plan p = make_plan(Resource::reg, kT[i], table23(49152), k.threads, k.regs, 0);
+      EXPECT_EQ(p.M, k.blocks[i]) << k.name << " t=" << kT[i];
+      EXPECT_EQ(p.enabled, k.blocks[i] > k.blocks[0]) << k.name << " t=" << kT[i];
+      EXPECT_EQ(p.unshared + 2 * p.pairs, p.M);
+    }
+}
+
+TEST(SharingPlan, Table28ScratchpadSharingResidentBlocks) {
+  for (const Kernel& k : kSet2)
+    for (size_t i = 0; i < 6; ++i) {
+      const Plan p = make_plan(Resource::smem, kT[i], table23(16384), k.threads, 10, k.smem);
+      EXPECT_EQ(p.M, k.blocks[i]) << k.name << " t=" << kT[i];
+      EXPECT_EQ(p.enabled, k.blocks[i] > k.blocks[0]) << k.name << " t=" << kT[i];
+    }
+}
+
+TEST(SharingPlan, PairsAndUnsharedBlocksUnderACap) {
+  // MUM at t = 0.1: F = 4, S = 4, capped to 6 by 1536 threads: 2 pairs and 2 unshared blocks.
+  const Plan mum = make_plan(Resource::reg, 0.1, table23(49152), 256, 28, 0);
+  EXPECT_EQ(mum.F, 4u);
+  EXPECT_EQ(mum.S, 4u);
+  EXPECT_EQ(mum.baseline, 4u);
+  EXPECT_EQ(mum.pairs, 2u);
+  EXPECT_EQ(mum.unshared, 2u);
+  EXPECT_EQ(mum.private_units, 2u);  // floor(0.1 x 28) registers per thread
+  // hotspot: 36 x 256 = 9216 registers per block, 3 fit with 5120 wasted (thesis 2.1).
+  const Plan hs = make_plan(Resource::reg, 0.1, table23(49152), 256, 36, 0);
+  EXPECT_EQ(hs.R_tb, 9216u);
+  EXPECT_EQ(hs.F, 3u);
+  EXPECT_EQ(hs.pairs, 3u);
+  EXPECT_EQ(hs.unshared, 0u);
+  // b+tree's 508 threads are padded to 512.
+  EXPECT_EQ(make_plan(Resource::reg, 0.1, table23(49152), 508, 24, 0).R_tb, 24u * 512);
+}
+
+TEST(SharingPlan, Example224NeverFewerEffectiveBlocksThanTheBaseline) {
+  // R = 36, R_tb = 10, t = 0.8: a naive scheme launches 2 pairs (2 blocks progress, 3 in the
+  // baseline); the formula gives S = floor(0.6 / 0.8) = 0: no sharing.
+  SmLimits lim{0, 36, 16, 4096, 128, 32};
+  const Plan p = make_plan(Resource::smem, 0.8, lim, 32, 0, 10);
+  EXPECT_EQ(p.F, 3u);
+  EXPECT_EQ(p.S, 0u);
+  EXPECT_FALSE(p.enabled);
+  EXPECT_EQ(p.M, 3u);
+  // t = 0.5: S = floor(0.6 / 0.5) = 1, M = 4 = 2 unshared + 1 pair: 3 progress at least.
+  const Plan q = make_plan(Resource::smem, 0.5, lim, 32, 0, 10);
+  EXPECT_TRUE(q.enabled);
+  EXPECT_EQ(q.pairs, 1u);
+  EXPECT_EQ(q.unshared, 2u);
+}
+
+TEST(SharingPlan, Set3KernelsLimitedByThreadsOrBlocksNeverShare) {
+  // backprop bpnn_layerforward (threads: 256 x 6 = 1536), a 32-register 512-thread kernel.
+  EXPECT_FALSE(make_plan(Resource::reg, 0.1, table23(49152), 256, 12, 0).enabled);
+  EXPECT_FALSE(make_plan(Resource::reg, 0.1, table23(49152), 512, 16, 0).enabled);
+  // Blocks: 8 small blocks already fit.
+  EXPECT_FALSE(make_plan(Resource::smem, 0.1, table23(16384), 64, 10, 1024).enabled);
+}
+
+// ---- the per-SM state: locks, the deadlock rule, ownership ----
+
+struct TwoPairedCtas {
+  stats::Group root{"t"};
+  SharingParams p;
+  std::unique_ptr<SmSharing> s;
+  WarpSlot w[4];  // CTA 0: w[0], w[1]; CTA 1: w[2], w[3]
+  Plan plan;
+  explicit TwoPairedCtas(const std::string& mode = "reg") {
+    p.mode = mode;
+    s = std::make_unique<SmSharing>(p, 0, 8, 63, root);
+    plan.enabled = true;
+    plan.M = 2;
+    plan.pairs = 1;
+    plan.private_units = 1;
+    s->set_regnos({1, 5, 5});  // PC 0 touches R0 only (private), PCs 1-2 a shared register
+    s->on_cta_launch(this, plan, nullptr, 10, 0, {&w[0], &w[1]});
+    s->on_cta_launch(this, plan, nullptr, 10, 1, {&w[2], &w[3]});
+  }
+  uint64_t count(const char* n) {
+    return stats::to_json(root, stats::snapshot(root))["sharing"][n]["value"].get<uint64_t>();
+  }
+};
+
+TEST(SharingState, PairFormationOwnerFirstAndClasses) {
+  TwoPairedCtas t;
+  EXPECT_EQ(t.w[0].share_class, 0);  // the resident (first) block owns
+  EXPECT_EQ(t.w[1].share_class, 0);
+  EXPECT_EQ(t.w[2].share_class, 2);  // the newcomer waits for the shared part
+  EXPECT_EQ(t.w[3].cta_warp, 1);
+  EXPECT_EQ(t.count("shared_ctas"), 2u);
+}
+
+TEST(SharingState, RegisterGatePrivateRegistersPassSharedOnesNeedTheWarpPairLock) {
+  TwoPairedCtas t;
+  EXPECT_TRUE(t.s->reg_gate(t.w[2], 0));  // R0 <= floor(10 x 0.1): private, no lock
+  EXPECT_EQ(t.count("lock_acquisitions"), 0u);
+  EXPECT_TRUE(t.s->reg_gate(t.w[0], 1));   // the owner's warp 0 takes pair lock 0
+  EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // its partner waits
+  EXPECT_TRUE(t.s->reg_gate(t.w[0], 2));   // held: passes
+  t.s->on_warp_exit(t.w[0]);               // released at warp exit
+  EXPECT_TRUE(t.s->reg_gate(t.w[2], 1));
+  EXPECT_EQ(t.w[2].share_class, 0);  // holding its lock makes it an owner warp
+  EXPECT_EQ(t.count("lock_acquisitions"), 2u);
+  EXPECT_EQ(t.count("lock_releases"), 1u);
+}
+
+// Fig. 2.8: W2 (CTA 0 warp 1) and W3 (CTA 1 warp 0) must not both hold locks, or each block
+// waits at its barrier for a warp that waits for the other block's lock. The rule: a warp takes
+// a free lock only if no warp of the partner block holds one.
+TEST(SharingState, DeadlockRuleOneBlockOfAPairHoldsRegisterLocks) {
+  TwoPairedCtas t;
+  EXPECT_TRUE(t.s->reg_gate(t.w[1], 1));   // W2 (CTA 0) takes lock 1
+  EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // W3 (CTA 1): lock 0 is free, but CTA 0 holds one
+  EXPECT_TRUE(t.s->reg_gate(t.w[0], 1));   // W1 (CTA 0) takes lock 0: no cycle forms
+  EXPECT_FALSE(t.s->reg_gate(t.w[3], 1));  // W4 waits for lock 1
+  t.s->on_warp_exit(t.w[0]);
+  EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // lock 0 is free, but W2 still holds lock 1
+  t.s->on_warp_exit(t.w[1]);
+  EXPECT_TRUE(t.s->reg_gate(t.w[2], 1));
+  EXPECT_TRUE(t.s->reg_gate(t.w[3], 1));
+}
+
+TEST(SharingState, OwnershipPassesToThePartnerAndANewBlockJoinsAsNonOwner) {
+  TwoPairedCtas t;
+  t.s->on_warp_exit(t.w[0]);
+  t.s->on_warp_exit(t.w[1]);
+  t.s->on_cta_exit(0);
+  EXPECT_EQ(t.w[2].share_class, 0);
+  EXPECT_EQ(t.count("ownership_transfers"), 1u);
+  WarpSlot n[2];
+  t.s->on_cta_launch(&t, t.plan, nullptr, 10, 0, {&n[0], &n[1]});
+  EXPECT_EQ(n[0].share_class, 2);
+  EXPECT_EQ(t.w[3].share_class, 0);
+}
+
+TEST(SharingState, ScratchpadGateTakesTheBlockPairLockUntilTheBlockExits) {
+  TwoPairedCtas t("smem");
+  func::WarpInstRecord rec;
+  rec.exec = 0x3;
+  rec.addr[0] = 0;
+  rec.addr[1] = 0;  // below floor(t x smem) = 1: private
+  EXPECT_TRUE(t.s->smem_gate(t.w[2], rec));
+  rec.addr[1] = 4;                           // one lane in the shared region
+  EXPECT_TRUE(t.s->smem_gate(t.w[2], rec));  // free: CTA 1 takes it (and owns the pair)
+  EXPECT_EQ(t.w[2].share_class, 0);
+  EXPECT_EQ(t.w[0].share_class, 2);
+  EXPECT_FALSE(t.s->smem_gate(t.w[0], rec));  // CTA 0 waits
+  EXPECT_EQ(t.count("smem_waits"), 1u);
+  EXPECT_FALSE(t.s->smem_retry(t.w[1]));
+  t.s->on_warp_exit(t.w[2]);
+  EXPECT_FALSE(t.s->smem_retry(t.w[1]));  // held until the block exits, not the warp
+  t.s->on_warp_exit(t.w[3]);
+  t.s->on_cta_exit(1);
+  EXPECT_TRUE(t.s->smem_retry(t.w[1]));
+  EXPECT_EQ(t.count("lock_releases"), 1u);
+}
+
+TEST(SharingState, OwfOrdersOwnersThenUnsharedThenNonOwnersGtoWithin) {
+  auto s = make_scheduler("owf", 0);
+  WarpSlot w[5];
+  const uint8_t cls[5] = {2, 1, 0, 2, 0};
+  for (uint32_t i = 0; i < 5; ++i) {
+    w[i].age = i;
+    w[i].share_class = cls[i];
+    s->add(&w[i]);
+  }
+  auto ids = [&] {
+    std::vector<uint64_t> v;
+    for (WarpSlot* x : s->order()) v.push_back(x->age);
+    return v;
+  };
+  EXPECT_EQ(ids(), (std::vector<uint64_t>{2, 4, 1, 0, 3}));
+  s->issued(&w[4]);  // greedy within its class
+  EXPECT_EQ(ids(), (std::vector<uint64_t>{4, 2, 1, 0, 3}));
+  s->issued(&w[3]);  // a non-owner that issued stays behind the other classes
+  EXPECT_EQ(ids(), (std::vector<uint64_t>{2, 4, 1, 3, 0}));
+  for (auto& x : w) x.share_class = 1;  // nothing shared: GTO
+  EXPECT_EQ(ids(), (std::vector<uint64_t>{3, 0, 1, 2, 4}));
+}
+
+// ---- on the SM ----
+
+// One warp per block of 8 registers/thread (the PTX estimate: 256 per block); with 384
+// registers per SM one block fits (the baseline), and at t = 0.2 the 128 left over pay for a
+// pair: 2 blocks. Private registers: floor(8 x 0.2) = 1, i.e. R0.
+std::vector<std::string> sm_sets(bool share) {
+  std::vector<std::string> s = {"gpu.num_sms=1",          "sm.l1i_perfect=true",
+                                "sim.memory_model=fixed", "sim.fixed_memory_latency=100",
+                                "sm.registers=384",       "sm.reg_alloc_granularity=32"};
+  if (share) {
+    s.push_back("sharing.mode=reg");
+    s.push_back("sharing.threshold=0.2");
+  }
+  return s;
+}
+
+std::string chain_kernel(bool shared_regs) {
+  // %r1 lives in R0 (private); the second value (R2, R1 being the stack pointer) is shared.
+  std::string body = "  mov.u32 %r1, %tid.x;\n";
+  for (int i = 0; i < 20; ++i)
+    body += shared_regs ? "  add.s32 %r2, %r1, 1;\n  add.s32 %r1, %r2, %r1;\n"
+                        : "  add.s32 %r1, %r1, 1;\n";
+  return R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>;
+)" + body +
+         "  ret;\n}\n";
+}
+
+uint64_t run(const std::vector<std::string>& sets, const std::string& ptx, nlohmann::json* st) {
+  testing::TimingRunner r(testing::timing_params(sets));
+  r.load(ptx);
+  r.launch("k", {2, 1, 1}, {32, 1, 1}, Addr(0));
+  if (st) *st = r.stats;
+  return r.last.cycles;
+}
+
+TEST(SharingSm, PrivateRegistersOnlyBehaveLikeTwiceTheRegisterFile) {
+  nlohmann::json st;
+  const uint64_t shared = run(sm_sets(true), chain_kernel(false), &st);
+  EXPECT_EQ(st["sm[0]"]["sharing"]["shared_ctas"]["value"], 2);
+  EXPECT_EQ(st["sm[0]"]["sharing"]["lock_acquisitions"]["value"], 0);
+  EXPECT_EQ(st["sm[0]"]["stall"]["values"]["lock_wait"], 0);
+  auto doubled = sm_sets(false);
+  doubled[4] = "sm.registers=512";  // both blocks fit without sharing
+  EXPECT_EQ(shared, run(doubled, chain_kernel(false), nullptr));
+  EXPECT_LT(shared, run(sm_sets(false), chain_kernel(false), nullptr));
+}
+
+TEST(SharingSm, NonOwnerRunsItsPrivatePrefixThenWaitsForThePartnerWarp) {
+  nlohmann::json st;
+  run(sm_sets(true), chain_kernel(true), &st);
+  const auto& g = st["sm[0]"]["sharing"];
+  EXPECT_EQ(g["shared_ctas"]["value"], 2);
+  EXPECT_EQ(g["lock_acquisitions"]["value"], 2);  // warp 0 of each block, one after the other
+  EXPECT_EQ(g["lock_releases"]["value"], 2);
+  EXPECT_EQ(g["ownership_transfers"]["value"], 1);
+  EXPECT_EQ(g["nonowner_insts"]["value"], 1);  // only its private `mov` before the lock
+  EXPECT_GT(st["sm[0]"]["stall"]["values"]["lock_wait"].get<uint64_t>(), 0u);
+}
+
+TEST(SharingSm, KernelsTheAllocationDoesNotShareRunExactlyAsWithoutSharing) {
+  // Set-3-like: 2 blocks fit with none left over (512 registers): no pairs, same timing.
+  auto a = sm_sets(false), b = sm_sets(true);
+  a[4] = b[4] = "sm.registers=512";
+  nlohmann::json sa, sb;
+  EXPECT_EQ(run(a, chain_kernel(true), &sa), run(b, chain_kernel(true), &sb));
+  EXPECT_EQ(sa["sm[0]"]["warp_insts"], sb["sm[0]"]["warp_insts"]);
+  EXPECT_EQ(sb["sm[0]"]["sharing"]["shared_ctas"]["value"], 0);
+}
+
+}  // namespace
+}  // namespace simtlab::timing::sharing
