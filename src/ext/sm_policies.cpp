@@ -35,7 +35,9 @@ std::unique_ptr<SmPolicy> make_dyncta(const SmParams& p, stats::Group& g, LdstUn
 constexpr Factory kFactories[] = {make_dyncta, make_swl, make_ccws};
 }  // namespace
 
-bool sm_policies_on(const SmParams& p) { return p.ccws.enable || p.swl.warps || p.dyncta.enable; }
+bool sm_policies_on(const SmParams& p) {
+  return p.ccws.enable || p.swl.warps || p.dyncta.enable || p.d2ma.enable;
+}
 
 std::vector<std::unique_ptr<SmPolicy>> make_sm_policies(const SmParams& p, stats::Group& sm,
                                                         LdstUnit& ldst) {

@@ -38,6 +38,17 @@ CallDesc::Builtin builtin_of(std::string_view n) {
   return CallDesc::Builtin::other;
 }
 
+uint8_t d2ma_of(std::string_view n) {
+  if (!n.starts_with("__d2ma_")) return CallDesc::d2ma_none;
+  n.remove_prefix(7);
+  if (n == "init") return CallDesc::d2ma_init;
+  if (n == "set_datatype") return CallDesc::d2ma_set_datatype;
+  if (n == "set_mode") return CallDesc::d2ma_set_mode;
+  if (n == "configure") return CallDesc::d2ma_configure;
+  if (n == "execute") return CallDesc::d2ma_execute;
+  return CallDesc::d2ma_none;
+}
+
 class Decoder {
  public:
   Decoder(const LoadedModule& lm, uint32_t kernel) : lm_(lm), m_(lm.ir()), kernel_(kernel) {}
@@ -358,6 +369,18 @@ class Decoder {
         c.builtin = builtin_of(callee->name);
       } else {
         d.callee = uint32_t(P.func_by_module_index[ci.target.id]);
+        c.d2ma = d2ma_of(callee->name);
+        if (c.d2ma) {
+          // The D2MA configure/execute instructions read their operands from registers: the
+          // st.param of the call sequence are register moves for the timing model, not
+          // local-memory stores (the functional store still passes the value).
+          const size_t pc = size_t(&d - P.code.data());
+          for (size_t j = pc; j-- > 0 && pc - j <= 24;) {
+            DInst& a = P.code[j];
+            if (!a.in || a.in->op == Op::call || a.func != d.func) break;
+            if (a.in->op == Op::st && a.addr.frame) a.exec = ExecClass::int_alu;
+          }
+        }
       }
     } else {
       c.indirect = true;

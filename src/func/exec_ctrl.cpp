@@ -129,6 +129,10 @@ void h_call(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
     return;
   }
   const uint32_t pc = pc_of(cx, d);
+  if (c.d2ma && cx.d2ma) {  // D2MA intrinsic taken by the engine (src/ext/d2ma)
+    if (!cx.d2ma->d2ma_call(cx, w, d, c, e)) w.stack.back().pc = pc;
+    return;
+  }
   if (!c.indirect) {
     call_enter(cx, w, d, c, d.callee, e);
     return;

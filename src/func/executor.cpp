@@ -682,8 +682,15 @@ static std::string read_cstring(ExecContext& cx, Warp& w, const DInst& d, unsign
   }
 }
 
+uint64_t call_arg(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, size_t k,
+                  unsigned l);
 static uint64_t arg_value(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, size_t k,
                           unsigned l) {
+  return call_arg(cx, w, d, c, k, l);
+}
+
+uint64_t call_arg(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, size_t k,
+                  unsigned l) {
   const DOp& a = c.args[k];
   if (a.kind == DOp::k_frame) {
     uint64_t x = 0;

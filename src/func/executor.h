@@ -65,6 +65,19 @@ void call_enter(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, uin
                 LaneMask lanes);
 void call_builtin(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, LaneMask lanes);
 
+/// Argument `k` of call `c` in lane `lane` (its low 8 bytes).
+uint64_t call_arg(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, size_t k,
+                  unsigned lane);
+
+/// The D2MA engine (src/ext/d2ma) as the executor sees it: takes a call of a __d2ma_* stub
+/// (CallDesc::d2ma) on lanes `e`; false = not accepted now (the warp re-executes the call).
+class D2maHook {
+ public:
+  virtual ~D2maHook() = default;
+  virtual bool d2ma_call(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c,
+                         LaneMask e) = 0;
+};
+
 Handler func_end_handler();
 
 }  // namespace simtlab::func

@@ -97,6 +97,17 @@ class LoadedModule;
 struct CallDesc {
   enum class Builtin : uint8_t { none, vprintf, malloc, free, assertfail, aligned_malloc, other };
   Builtin builtin = Builtin::none;
+  // D2MA intrinsic stub (include/simtlab/d2ma.h; 0 = not one): the D2MA engine, when the
+  // timing model has one (ExecContext::d2ma), takes the call instead of the fallback body.
+  enum D2ma : uint8_t {
+    d2ma_none,
+    d2ma_init,
+    d2ma_set_datatype,
+    d2ma_set_mode,
+    d2ma_configure,
+    d2ma_execute
+  };
+  uint8_t d2ma = d2ma_none;
   bool indirect = false;
   DOp target;  // indirect: register holding the function address
   std::vector<DOp> args, rets;

@@ -156,6 +156,8 @@ struct Cta {
 /// Output of device-side printf, in program order.
 using PrintSink = std::function<void(const std::string&)>;
 
+class D2maHook;
+
 /// Everything a handler may touch besides the warp.
 struct ExecContext {
   GlobalMemory* gmem = nullptr;
@@ -172,6 +174,9 @@ struct ExecContext {
   // Register-allocation checker (func/regcheck.h): alias copies after every instruction;
   // null = off.
   const RegAliases* reg_aliases = nullptr;
+  // D2MA engine of the SM issuing (timing model, d2ma.enable); null = the intrinsics run their
+  // fallback bodies.
+  D2maHook* d2ma = nullptr;
 };
 
 /// Parameters of one kernel launch, shared by all CTAs.

@@ -219,10 +219,12 @@ struct GpuParams {
     d.group("dyncta", sm.dyncta, "DYNCTA dynamic CTA limit (src/ext/dyncta)");
     d.group("rfc", sm.rfc, "Register-file cache with two-level scheduling (src/ext/rfc)");
     d.group("mrpb", sm.mrpb, "Memory request prioritization buffer and L1 bypass (src/ext/mrpb)");
-    d.group("sharing", sm.sharing,
-            "Register/scratchpad sharing between thread-block pairs (src/ext/sharing, thesis ch. 2)");
+    d.group(
+        "sharing", sm.sharing,
+        "Register/scratchpad sharing between thread-block pairs (src/ext/sharing, thesis ch. 2)");
     d.group("classify", sm.classify,
             "Uniform/affine/variant value classifier, statistics only (src/ext/classify)");
+    d.group("d2ma", sm.d2ma, "D2MA data-parallel DMA engine per SM (src/ext/d2ma)");
   }
   /// Rules between groups (keys relative to the root).
   std::vector<config::Issue> validate() const {

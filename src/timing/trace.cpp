@@ -14,7 +14,7 @@ using nlohmann::json;
 
 namespace {
 // Track ids inside an SM process.
-constexpr uint32_t kCtaTid = 1, kWarpTid = 10000, kMemTid = 20000;
+constexpr uint32_t kCtaTid = 1, kWarpTid = 10000, kMemTid = 20000, kD2maTid = 30000;
 constexpr uint8_t kCatIssue = 0, kCatStall = 1, kCatMem = 2;
 const char* const kCats[] = {"warp", "stall", "mem"};
 }  // namespace
@@ -129,6 +129,26 @@ void TraceSink::cta_end(uint32_t sm, uint32_t cta, uint64_t t) {
                        {"dur", e - s},
                        {"args", {{"cta", cta}}}});
     return;
+  }
+}
+
+void TraceSink::d2ma_transfer(uint32_t sm, uint32_t slot, uint32_t buf, uint32_t cta, uint64_t exec,
+                              uint64_t first, uint64_t end) {
+  const uint32_t tid = kD2maTid + slot * 16 + buf;
+  name_track(1 + sm, tid, "D2MA slot " + std::to_string(slot) + " buf " + std::to_string(buf));
+  const std::pair<const char*, std::pair<uint64_t, uint64_t>> phases[] = {{"agen", {exec, first}},
+                                                                          {"mem", {first, end}}};
+  for (const auto& [name, iv] : phases) {
+    uint64_t s = iv.first, e = iv.second;
+    if (e <= s || !clip(s, e)) continue;
+    events_.push_back({{"name", name},
+                       {"cat", "d2ma"},
+                       {"ph", "X"},
+                       {"pid", 1 + sm},
+                       {"tid", tid},
+                       {"ts", s},
+                       {"dur", e - s},
+                       {"args", {{"cta", cta}, {"buffer", buf}}}});
   }
 }
 

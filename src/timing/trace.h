@@ -61,6 +61,11 @@ class TraceSink {
   /// A memory instruction of warp `warp` from issue to completion (space: global, local...).
   void mem_access(uint32_t sm, uint32_t warp, uint64_t start, uint64_t end, const char* space,
                   bool store, uint32_t transactions);
+  /// D2MA (src/ext/d2ma): one transfer of BMT entry `buf` of the CTA in slot `slot` (CTA
+  /// `cta`): "agen" from ignition to its first request, "mem" from there to its last fill, on
+  /// the track "D2MA slot k buf b" (the paper's Fig. 12 timeline).
+  void d2ma_transfer(uint32_t sm, uint32_t slot, uint32_t buf, uint32_t cta, uint64_t exec,
+                     uint64_t first, uint64_t end);
   /// A counter sample: `pid` 0 = GPU, 1+n = SM n; one counter track per (pid, name); the
   /// viewer names it "<name> <unit>".
   void counter(uint32_t pid, const char* name, const char* unit, uint64_t t, double value);

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "ext/classify/classify.h"
+#include "ext/d2ma/d2ma.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
 #include "ext/rfc/last_use.h"
@@ -271,6 +272,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   // Execute functionally (execute-at-issue).
   kc.cx.cycle = now;
   kc.cx.cta = w.cta->cta.get();
+  kc.cx.d2ma = d2ma_;  // D2MA intrinsic calls go to this SM's engine (null when off)
   func::step(kc.cx, fw, &rec_);
   if constexpr (kExt) {
     for (auto& q : policies_) q->on_issue(w, d);

@@ -7,6 +7,7 @@
 #include "base/bits.h"
 #include "base/error.h"
 #include "ext/classify/classify.h"
+#include "ext/d2ma/d2ma.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
 #include "ext/rfc/rfc.h"
@@ -92,16 +93,27 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   mem_recs_.resize(p_.collector_units);
   wheel_.resize(kWheel);
   bank_busy_.assign(p_.num_reg_banks, 0);
-  ldst_ = std::make_unique<LdstUnit>(p_, id_, g_, port_, [this](const InFlight& f, uint64_t now) {
-    for (auto& q : policies_) q->on_mem_done(*f.w, *f.d);
-    complete(f, now);
-  });
+  // D2MA (src/ext/d2ma): the engine's port wrapper sits between the LD/ST unit and the port.
+  std::unique_ptr<ext::d2ma::Engine> d2ma;
+  if (p_.d2ma.enable)
+    d2ma = std::make_unique<ext::d2ma::Engine>(p_.d2ma, id_, p_.max_ctas, p_.num_warps, g_, port_);
+  SmMemPort* ldst_port = d2ma ? d2ma->port() : port_;
+  ldst_ =
+      std::make_unique<LdstUnit>(p_, id_, g_, ldst_port, [this](const InFlight& f, uint64_t now) {
+        for (auto& q : policies_) q->on_mem_done(*f.w, *f.d);
+        complete(f, now);
+      });
   l1i_ = std::make_unique<Cache>("l1i", p_.l1i, g_);
   ldst_->on_ifetch_response = [this](const MemResp& r, uint64_t now) { l1i_->fill(r, now); };
   passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
   demote_long_only_ = p_.two_level_demote == "long_latency";
   last_reasons_.assign(p_.num_schedulers, Stall::idle);
   policies_ = make_sm_policies(p_, g_, *ldst_);
+  if (d2ma) {  // D2MA
+    d2ma_ = d2ma.get();
+    d2ma_->bind(ctas_.data(), &ldst_->l1d(), nullptr);
+    policies_.push_back(std::move(d2ma));
+  }
   if (p_.sharing.on()) {
     if (p_.rfc.enable) throw UserError("sharing.mode cannot be combined with rfc.enable");
     sharing_ = std::make_unique<sharing::SmSharing>(p_.sharing, id_, p_.max_ctas,
@@ -192,6 +204,7 @@ const UnitTiming& Sm::timing_for(ExecClass c) const {
 
 void Sm::begin_kernel(const func::GlobalMemory* gmem) {
   ldst_->set_memory(gmem);
+  if (d2ma_) d2ma_->set_gmem(const_cast<func::GlobalMemory*>(gmem));  // D2MA fills
   for (auto& q : policies_) q->begin_kernel();
   if (p_.flush_l1_per_kernel) {
     for (Cache* c : {&ldst_->l1d(), &ldst_->l1c(), &ldst_->l1t()}) {
@@ -318,6 +331,7 @@ void Sm::retire_warp(WarpSlot& w) {
     ++finished_ctas_;
     ++c.k->ctas_done;
     c.active = false;
+    if (d2ma_) d2ma_->cta_done(uint32_t(&c - ctas_.data()));  // D2MA: drop its transfers
     if (trace_) trace_->cta_end(id_, c.cta->linear_id, cycle());
   }
   if (trace_) trace_->warp_state(id_, w.slot, cycle(), TraceSink::kNone);
@@ -389,7 +403,9 @@ bool Sm::tick() {
   cycle_now_ = now;
   active_this_cycle_ = false;
   writeback(now);
-  const bool mem = ldst_->tick(now);
+  if (d2ma_) d2ma_->begin_cycle(now);  // D2MA
+  bool mem = ldst_->tick(now);
+  if (d2ma_ && d2ma_->tick(now)) mem = true;  // D2MA AGEN: after the LD/ST unit (priority)
   collect(now);
   dispatch(now);
   issue(now);
@@ -405,7 +421,8 @@ bool Sm::tick() {
     last_progress_ = now;
     active_this_cycle_ = true;
   }
-  if (!resident_ctas_ && !collectors_busy_ && !wheel_pending_ && ldst_->idle() && l1i_->idle()) {
+  if (!resident_ctas_ && !collectors_busy_ && !wheel_pending_ && ldst_->idle() && l1i_->idle() &&
+      d2ma_idle()) {
     sleep();
   } else if (p_.skip_idle_cycles && p_.scheduler != "two_level" && policies_.empty() &&
              !active_this_cycle_ && !port_->peek()) {
@@ -424,6 +441,9 @@ bool Sm::tick() {
   }
   return last_progress_ == now;
 }
+
+bool Sm::d2ma_idle() const { return !d2ma_ || d2ma_->idle(); }
+void Sm::set_d2ma_trace(TraceSink* t) { d2ma_->set_trace(t); }
 
 std::string Sm::dump_state() const {
   std::string s = fmt::format("SM {}: {} CTAs, {} warps resident, {} collector units busy\n", id_,

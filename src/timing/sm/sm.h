@@ -59,6 +59,9 @@ class RegFileCache;
 class ValueClassifier;
 class ItsStats;
 class SimtStats;
+namespace d2ma {
+class Engine;
+}
 }  // namespace simtlab::ext
 
 namespace simtlab::timing {
@@ -117,7 +120,7 @@ class Sm : public sim::Component {
   void launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now);
   /// CTAs finished since the last call (the dispatcher frees their slots' bookkeeping).
   uint32_t take_finished_ctas();
-  bool busy() const { return resident_ctas_ > 0 || !ldst_->idle(); }
+  bool busy() const { return resident_ctas_ > 0 || !ldst_->idle() || !d2ma_idle(); }
   uint32_t resident_ctas() const { return resident_ctas_; }
   uint32_t id() const { return id_; }
   /// Per-warp state dump for deadlock reports.
@@ -136,6 +139,7 @@ class Sm : public sim::Component {
   void set_trace(TraceSink* t) {
     trace_ = t;
     ldst_->set_trace(t);
+    if (d2ma_) set_d2ma_trace(t);
   }
   /// Test hook: record (cycle, warp slot) of every issue.
   void set_issue_log(std::vector<std::pair<uint64_t, uint32_t>>* log) { issue_log_ = log; }
@@ -152,6 +156,8 @@ class Sm : public sim::Component {
   }
   /// The register-file cache (rfc.enable), else null.
   ext::RegFileCache* rfc() { return rfc_.get(); }
+  /// The D2MA engine (d2ma.enable, src/ext/d2ma), else null.
+  ext::d2ma::Engine* d2ma() { return d2ma_; }
 
  private:
   struct Writeback {
@@ -230,7 +236,12 @@ class Sm : public sim::Component {
   std::unique_ptr<ext::ValueClassifier> classify_;  // classify.enable (src/ext/classify)
   std::unique_ptr<ext::ItsStats> its_stats_;        // sim.its (src/ext/its)
   std::unique_ptr<ext::SimtStats> simt_stats_;      // sim.divergence_stats
-  bool demote_long_only_ = false;                   // sm.two_level_demote=long_latency
+  // ---- D2MA (d2ma.enable, src/ext/d2ma): owned by policies_, null when off ----
+  ext::d2ma::Engine* d2ma_ = nullptr;
+  bool d2ma_idle() const;
+  void set_d2ma_trace(TraceSink* t);
+  // ---- end D2MA ----
+  bool demote_long_only_ = false;  // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;
   std::vector<std::vector<Writeback>> wheel_;

@@ -9,6 +9,7 @@
 #include "config/describer.h"
 #include "ext/ccws/ccws_params.h"
 #include "ext/classify/classify_params.h"
+#include "ext/d2ma/d2ma_params.h"
 #include "ext/dyncta/dyncta_params.h"
 #include "ext/mrpb/mrpb_params.h"
 #include "ext/rfc/rfc_params.h"
@@ -96,6 +97,7 @@ struct SmParams {
   ext::ClassifyParams classify;   // classify.* (src/ext/classify)
   bool divergence_stats = false;  // sim.divergence_stats, copied by Gpu: the simt group
   bool its = false;  // sim.its, copied here by Gpu (not a key of sm.*): the its stats group
+  D2maParams d2ma;   // top-level group d2ma.* (src/ext/d2ma)
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {
