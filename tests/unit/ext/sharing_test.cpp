@@ -227,6 +227,81 @@ TEST(SharingState, OwfOrdersOwnersThenUnsharedThenNonOwnersGtoWithin) {
   EXPECT_EQ(ids(), (std::vector<uint64_t>{3, 0, 1, 2, 4}));
 }
 
+// Fig. 2.9 / Examples 2.3.1-2.3.2: three warps (unshared U, owner O, non-owner N of O's pair),
+// each running I1 `mov R1` (1 cycle), I2 `ld R2, [R1]` (5 cycles), I3 `add R3, R2, R1` (1
+// cycle); R1 is private, R2 and R3 shared (floor(10 x 0.1) = 1). A toy single-issue pipeline
+// (an instruction issued in cycle c with latency L lets a dependant issue in cycle c + L) drives
+// the real schedulers and the real register gate and lock release of SmSharing.
+struct Fig29Finish {
+  uint64_t u, o, n;
+};
+Fig29Finish run_fig29(const std::string& policy) {
+  stats::Group root{"t"};
+  SharingParams p;
+  p.mode = "reg";
+  p.threshold = 0.1;
+  SmSharing s(p, 0, 8, 63, root);
+  s.set_regnos({1, 2, 3});  // highest register of I1, I2, I3
+  Plan plan;
+  plan.enabled = true;
+  plan.M = 3;
+  plan.pairs = 1;
+  plan.unshared = 1;
+  WarpSlot w[3];  // launch order U, O, N: U takes the unshared slot, O the empty pair, N joins
+  const int kKey = 0;
+  for (uint32_t i = 0; i < 3; ++i) {
+    w[i].age = i;
+    s.on_cta_launch(&kKey, plan, nullptr, 10, i, {&w[i]});
+  }
+  EXPECT_EQ(w[0].share_class, 1);
+  EXPECT_EQ(w[1].share_class, 0);
+  EXPECT_EQ(w[2].share_class, 2);
+  auto sched = make_scheduler(policy, 0);
+  for (auto& x : w) sched->add(&x);
+  struct Inst {
+    int dst;
+    std::vector<int> src;
+    uint64_t lat;
+  };
+  const Inst prog[3] = {{1, {}, 1}, {2, {1}, 5}, {3, {2, 1}, 1}};
+  uint32_t pc[3] = {0, 0, 0};
+  uint64_t ready[3][4] = {};  // per warp, per register: first cycle a reader may issue
+  uint64_t finish[3] = {0, 0, 0};
+  for (uint64_t c = 1; c <= 40 && (!finish[0] || !finish[1] || !finish[2]); ++c) {
+    for (WarpSlot* x : sched->order()) {
+      const size_t i = size_t(x - w);
+      const Inst& in = prog[pc[i]];
+      bool ok = true;
+      for (int r : in.src) ok = ok && ready[i][r] <= c;
+      if (!ok || !s.reg_gate(*x, pc[i])) continue;
+      ready[i][in.dst] = c + in.lat;
+      sched->issued(x);
+      if (++pc[i] == 3) {
+        finish[i] = c;
+        s.on_warp_exit(*x);
+        sched->remove(x);
+      }
+      break;  // one instruction per cycle
+    }
+  }
+  return {finish[0], finish[1], finish[2]};
+}
+
+TEST(SharingState, Fig29OwfFinishesOwnerUnsharedNonOwnerAt7_9_13) {
+  const Fig29Finish owf = run_fig29("owf");
+  EXPECT_EQ(owf.o, 7u);
+  EXPECT_EQ(owf.u, 9u);
+  EXPECT_EQ(owf.n, 13u);  // I2 overlaps the unshared warp's wait in cycle 8
+}
+
+TEST(SharingState, Fig29UnsharedWarpFirstFinishesTheNonOwnerAt15) {
+  // GTO with the unshared warp oldest is the thesis's "Unshared Warp First" order here.
+  const Fig29Finish uwf = run_fig29("gto");
+  EXPECT_EQ(uwf.u, 7u);
+  EXPECT_EQ(uwf.o, 9u);
+  EXPECT_EQ(uwf.n, 15u);  // waits for the owner's release in cycle 9, resumes in cycle 10
+}
+
 // ---- on the SM ----
 
 // One warp per block of 8 registers/thread (the PTX estimate: 256 per block); with 384
