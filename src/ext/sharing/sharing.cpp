@@ -38,7 +38,16 @@ SmSharing::SmSharing(const SharingParams& p, uint32_t sm_id, uint32_t max_ctas, 
                              "Non-owner memory instructions held back by dynamic warp "
                              "execution")),
       dyn_up_(g_.counter("dyn_up", "windows", "Windows after which P rose")),
-      dyn_down_(g_.counter("dyn_down", "windows", "Windows after which P fell")) {
+      dyn_down_(g_.counter("dyn_down", "windows", "Windows after which P fell")),
+      lock_waits_(g_.counter("lock_waits", "waits",
+                             "Times a warp began waiting for a pair lock (register gate or "
+                             "held shared-memory instruction)")),
+      warp_wait_cycles_(g_.counter("lock_wait_warp_cycles", "warp-cycles",
+                                   "Per warp, cycles from its first failed lock attempt to the "
+                                   "acquisition, summed over warps")),
+      block_wait_cycles_(g_.counter("lock_wait_block_cycles", "block-cycles",
+                                    "Per block, cycles in which at least one of its warps waited "
+                                    "for a pair lock, summed over blocks")) {
   ctas_.resize(max_ctas);
   if (sm_id_ == p_.dyn_ref_sm) p_dyn_ = 0.0;
 }
@@ -106,6 +115,7 @@ void SmSharing::on_cta_launch(const void* kernel, const Plan& plan, const func::
   c = Cta{};
   c.active = true;
   c.warps = warps;
+  c.wait_since.assign(warps.size(), kNotWaiting);
   ++resident_;
   for (size_t j = 0; j < warps.size(); ++j) {
     if (!warps[j]) continue;
@@ -151,6 +161,20 @@ void SmSharing::set_classes(int32_t pair) {
       c.warps[j]->share_class = (s == q.owner || holds) ? 0 : 2;
     }
   }
+}
+
+void SmSharing::wait_begin(Cta& c, size_t j) {
+  if (c.wait_since[j] != kNotWaiting) return;
+  c.wait_since[j] = now_;
+  ++lock_waits_;
+  if (c.waiting++ == 0) c.block_wait_since = now_;
+}
+
+void SmSharing::wait_end(Cta& c, size_t j) {
+  if (c.wait_since[j] == kNotWaiting) return;
+  warp_wait_cycles_ += now_ - c.wait_since[j];
+  c.wait_since[j] = kNotWaiting;
+  if (--c.waiting == 0) block_wait_cycles_ += now_ - c.block_wait_since;
 }
 
 void SmSharing::on_warp_exit(WarpSlot& w) {
@@ -213,8 +237,10 @@ bool SmSharing::reg_gate(WarpSlot& w, uint32_t pc) {
       ++acquisitions_;
       q.owner = c.side;
       set_classes(c.pair);
+      wait_end(c, w.cta_warp);
       return true;
     }
+    wait_begin(c, w.cta_warp);
     return false;
   }
   return true;
@@ -225,14 +251,19 @@ bool SmSharing::smem_retry(WarpSlot& w) {
     if (!c.active || w.cta_warp >= c.warps.size() || c.warps[w.cta_warp] != &w) continue;
     if (c.pair < 0) return true;
     Pair& q = pairs_[size_t(c.pair)];
-    if (q.smem_holder == c.side) return true;
+    if (q.smem_holder == c.side) {  // (another warp of the block took it)
+      wait_end(c, w.cta_warp);
+      return true;
+    }
     if (q.smem_holder < 0) {
       q.smem_holder = c.side;
       ++acquisitions_;
       q.owner = c.side;
       set_classes(c.pair);
+      wait_end(c, w.cta_warp);
       return true;
     }
+    wait_begin(c, w.cta_warp);
     return false;
   }
   return true;
@@ -266,6 +297,7 @@ bool SmSharing::dyn_allow(const WarpSlot& w, const func::DInst& d) {
 }
 
 void SmSharing::begin_cycle(uint64_t now, uint64_t stall_slots) {
+  now_ = now;
   if (!p_.dyn || !board_) return;
   const uint64_t win = now / p_.dyn_period;
   if (win == window_) return;
@@ -283,6 +315,7 @@ void SmSharing::begin_cycle(uint64_t now, uint64_t stall_slots) {
       ++dyn_up_;
     }
   }
+  p_trace_.emplace_back(now, p_dyn_);
   window_ = win;
 }
 

@@ -91,6 +91,9 @@ class SmSharing {
   void count_nonowner_cycle() { ++nonowner_cycles_; }
 
   double probability() const { return p_dyn_; }
+  /// Dynamic warp execution's P_i trace: (cycle a window closed, P for the next window), one
+  /// entry per closed window (empty unless sharing.dyn).
+  const std::vector<std::pair<uint64_t, double>>& p_trace() const { return p_trace_; }
   /// Tests: the highest (1-based) register number each PC touches.
   void set_regnos(std::vector<uint16_t> r) { test_regno_ = std::move(r); }
 
@@ -107,8 +110,15 @@ class SmSharing {
     int32_t pair = -1;  // -1: unshared
     int side = 0;
     std::vector<WarpSlot*> warps;
+    std::vector<uint64_t> wait_since;  // per warp: cycle its lock wait began (kNotWaiting)
+    uint32_t waiting = 0;              // warps of the block waiting for a lock
+    uint64_t block_wait_since = 0;     // cycle the first of them began waiting
   };
+  static constexpr uint64_t kNotWaiting = UINT64_MAX;
   void set_classes(int32_t pair);
+  // Lock-wait accounting: warp `j` of `c` failed a gate / took its lock.
+  void wait_begin(Cta& c, size_t j);
+  void wait_end(Cta& c, size_t j);
   const std::vector<uint16_t>& regnos(const func::Program& prog);
 
   SharingParams p_;
@@ -128,10 +138,13 @@ class SmSharing {
   double p_dyn_ = 1.0;
   uint64_t window_ = 0, window_start_stalls_ = 0;
   uint64_t rng_;
+  std::vector<std::pair<uint64_t, double>> p_trace_;
+  uint64_t now_ = 0;  // the cycle of the last begin_cycle
 
   stats::Group& g_;
   stats::Counter &shared_ctas_, &unshared_ctas_, &acquisitions_, &releases_, &transfers_,
-      &held_smem_, &nonowner_insts_, &nonowner_cycles_, &dyn_denied_, &dyn_up_, &dyn_down_;
+      &held_smem_, &nonowner_insts_, &nonowner_cycles_, &dyn_denied_, &dyn_up_, &dyn_down_,
+      &lock_waits_, &warp_wait_cycles_, &block_wait_cycles_;
 };
 
 }  // namespace sharing

@@ -352,6 +352,18 @@ void Gpu::fill_result(Running& r, uint64_t now) {
                     {"pairs_per_sm", sp.pairs},
                     {"unshared_per_sm", sp.unshared},
                     {"private_units", sp.private_units}};
+    if (p_.sm.sharing.dyn) {
+      // P_i trace: per SM, [cycle a window closed, P of the next window] during this kernel.
+      nlohmann::json tr = nlohmann::json::array();
+      for (const auto& sm : sms_) {
+        nlohmann::json s = nlohmann::json::array();
+        if (const sharing::SmSharing* sh = sm->sharing())
+          for (const auto& [cyc, prob] : sh->p_trace())
+            if (cyc > r.start && cyc <= now) s.push_back({cyc, prob});
+        tr.push_back(std::move(s));
+      }
+      j["sharing"]["dyn_p_trace"] = std::move(tr);
+    }
   }
   if (power_)
     j["power"] =

@@ -116,6 +116,8 @@ class Sm : public sim::Component {
   bool fits(const CtaNeeds& n, const KernelCtx* k = nullptr) const;
   /// Resource sharing's dynamic warp execution: the board the GPU's SMs share.
   void set_sharing_board(std::shared_ptr<sharing::DynBoard> b);
+  /// Resource sharing's per-SM state (null when sharing.mode=none).
+  const sharing::SmSharing* sharing() const { return sharing_.get(); }
   /// Place a CTA (functional state already initialised by the caller is created here).
   void launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now);
   /// CTAs finished since the last call (the dispatcher frees their slots' bookkeeping).

@@ -227,6 +227,108 @@ TEST(SharingState, OwfOrdersOwnersThenUnsharedThenNonOwnersGtoWithin) {
   EXPECT_EQ(ids(), (std::vector<uint64_t>{3, 0, 1, 2, 4}));
 }
 
+TEST(SharingState, LockWaitCyclesPerWarpAndPerBlock) {
+  TwoPairedCtas t;
+  t.s->begin_cycle(10, 0);
+  EXPECT_TRUE(t.s->reg_gate(t.w[0], 1));  // CTA 0 warp 0 takes pair lock 0
+  t.s->begin_cycle(12, 0);
+  EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // CTA 1 warp 0 begins waiting at 12
+  t.s->begin_cycle(14, 0);
+  EXPECT_FALSE(t.s->reg_gate(t.w[2], 1));  // (still the same wait)
+  EXPECT_FALSE(t.s->reg_gate(t.w[3], 1));  // warp 1: lock 1 is free, but CTA 0 holds one
+  t.s->begin_cycle(20, 0);
+  t.s->on_warp_exit(t.w[0]);
+  EXPECT_TRUE(t.s->reg_gate(t.w[2], 1));  // waited 12..20
+  t.s->begin_cycle(22, 0);
+  EXPECT_TRUE(t.s->reg_gate(t.w[3], 1));  // waited 14..22
+  EXPECT_EQ(t.count("lock_waits"), 2u);
+  EXPECT_EQ(t.count("lock_wait_warp_cycles"), 16u);   // 8 + 8
+  EXPECT_EQ(t.count("lock_wait_block_cycles"), 10u);  // CTA 1 had a waiting warp 12..22
+}
+
+TEST(SharingState, ScratchpadWaitEndsWhenAnotherWarpOfTheBlockTakesTheLock) {
+  TwoPairedCtas t("smem");
+  func::WarpInstRecord rec;
+  rec.exec = 0x1;
+  rec.addr[0] = 4;  // shared region
+  t.s->begin_cycle(5, 0);
+  EXPECT_TRUE(t.s->smem_gate(t.w[0], rec));  // CTA 0 holds the pair lock
+  t.s->begin_cycle(6, 0);
+  EXPECT_FALSE(t.s->smem_gate(t.w[2], rec));
+  t.s->begin_cycle(7, 0);
+  EXPECT_FALSE(t.s->smem_gate(t.w[3], rec));
+  t.s->on_warp_exit(t.w[0]);
+  t.s->on_warp_exit(t.w[1]);
+  t.s->on_cta_exit(0);
+  t.s->begin_cycle(30, 0);
+  EXPECT_TRUE(t.s->smem_retry(t.w[3]));  // takes the lock for CTA 1 (waited 7..30)
+  t.s->begin_cycle(31, 0);
+  EXPECT_TRUE(t.s->smem_retry(t.w[2]));  // its block holds it (waited 6..31)
+  EXPECT_EQ(t.count("lock_wait_warp_cycles"), 23u + 25u);
+  EXPECT_EQ(t.count("lock_wait_block_cycles"), 25u);
+}
+
+// Dynamic warp execution (thesis 2.3.4): SM 0 is the reference (P = 0); every other SM starts
+// at P = 1 and moves by 0.1 per 1000-cycle window: down when its window had more pipeline-stall
+// slots than the reference's, up when fewer, unchanged when equal; P saturates in [0, 1].
+TEST(SharingState, DynamicWarpExecutionProbabilityTrace) {
+  stats::Group root{"t"};
+  SharingParams p;
+  p.mode = "reg";
+  p.dyn = true;
+  auto board = std::make_shared<DynBoard>();
+  SmSharing ref(p, 0, 8, 63, root), sm1(p, 1, 8, 63, root.child("sm1"));
+  ref.set_board(board);
+  sm1.set_board(board);
+  EXPECT_DOUBLE_EQ(ref.probability(), 0.0);
+  EXPECT_DOUBLE_EQ(sm1.probability(), 1.0);
+  // Cumulative stall slots at the end of each window: reference 50/window; SM 1 80, 20, 50, 90.
+  const uint64_t ref_cum[] = {50, 100, 150, 200}, sm1_cum[] = {80, 100, 150, 240};
+  for (uint32_t i = 0; i < 4; ++i) {
+    for (uint64_t c = i * 1000 + 1; c < (i + 1) * 1000; c += 333) {
+      ref.begin_cycle(c, i ? ref_cum[i - 1] : 0);
+      sm1.begin_cycle(c, i ? sm1_cum[i - 1] : 0);
+    }
+    ref.begin_cycle((i + 1) * 1000, ref_cum[i]);  // the reference SM ticks first
+    sm1.begin_cycle((i + 1) * 1000, sm1_cum[i]);
+  }
+  // 80 > 50: 0.9; 20 < 50: 1.0; 50 = 50: 1.0; 90 > 50: 0.9.
+  const auto& tr = sm1.p_trace();
+  ASSERT_EQ(tr.size(), 4u);
+  const double want[] = {0.9, 1.0, 1.0, 0.9};
+  for (uint32_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(tr[i].first, (i + 1) * 1000u);
+    EXPECT_NEAR(tr[i].second, want[i], 1e-12);
+  }
+  EXPECT_EQ(ref.p_trace().size(), 4u);
+  EXPECT_DOUBLE_EQ(ref.p_trace().back().second, 0.0);
+}
+
+TEST(SharingState, DynamicWarpExecutionGatesOnlyNonOwnerGlobalMemory) {
+  stats::Group root{"t"};
+  SharingParams p;
+  p.mode = "reg";
+  p.dyn = true;
+  SmSharing ref(p, 0, 8, 63, root), sm1(p, 1, 8, 63, root.child("sm1"));
+  func::DInst ld;
+  ld.exec = ptx::ExecClass::mem;
+  ld.aspace = func::AddrSpace::global;
+  func::DInst add;
+  add.exec = ptx::ExecClass::int_alu;
+  WarpSlot owner, nonowner;
+  owner.share_class = 0;
+  nonowner.share_class = 2;
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_TRUE(ref.dyn_allow(owner, ld));
+    EXPECT_FALSE(ref.dyn_allow(nonowner, ld));  // P = 0 on the reference SM
+    EXPECT_TRUE(ref.dyn_allow(nonowner, add));
+    EXPECT_TRUE(sm1.dyn_allow(nonowner, ld));  // P = 1
+  }
+  const uint64_t denied =
+      stats::to_json(root, stats::snapshot(root))["sharing"]["dyn_denied"]["value"].get<uint64_t>();
+  EXPECT_EQ(denied, 50u);
+}
+
 // Fig. 2.9 / Examples 2.3.1-2.3.2: three warps (unshared U, owner O, non-owner N of O's pair),
 // each running I1 `mov R1` (1 cycle), I2 `ld R2, [R1]` (5 cycles), I3 `add R3, R2, R1` (1
 // cycle); R1 is private, R2 and R3 shared (floor(10 x 0.1) = 1). A toy single-issue pipeline
