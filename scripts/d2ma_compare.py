@@ -4,7 +4,8 @@ workload programs under `simtlab run --mode timing` and prints one JSON object p
 (cycles, warp instructions, the D2MA engine's counters summed over SMs).
   scripts/d2ma_compare.py BUILD_BIN_SIMTLAB BASELINE_DIR D2MA_DIR OUT.json [-j N] [--set k=v]...
 --set applies to both runs of a pair; the D2MA run adds d2ma.enable=true. --only LUD1,DCT runs
-those pairs only. For a program with several kernels the pair names the kernel compared."""
+those pairs only. For a program with several kernels the pair names the kernel compared.
+--xfer measures the baselines' transfer regions (simtlab_xfer_begin markers, sm[i].xfer)."""
 import argparse, json, subprocess, sys, os, tempfile
 from concurrent.futures import ThreadPoolExecutor
 
@@ -58,6 +59,15 @@ def run(simtlab, prog, extra, kernel=None):
         for lab, v in s["stall"]["values"].items():
             stall[lab] = stall.get(lab, 0) + v
     r["stall_share"] = {lab: round(v / max(1, slots), 4) for lab, v in stall.items()}
+    if any("xfer" in s for s in sms):  # the baseline's marked transfer regions
+        tot = {}
+        for s in sms:
+            for n, v in s.get("xfer", {}).items():
+                if isinstance(v, dict) and isinstance(v.get("value"), int):
+                    tot[n] = tot.get(n, 0) + v["value"]
+        r["xfer"] = tot
+        act = sum(s["active_cycles"]["value"] for s in sms)
+        r["all_wait_share"] = round(tot.get("all_wait_cycles", 0) / max(1, act), 4)
     if any("d2ma" in s for s in sms):
         tot = {}
         for s in sms:
@@ -79,13 +89,16 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--only", default="", help="comma-separated labels (default: all)")
+    ap.add_argument("--xfer", action="store_true",
+                    help="measure the baselines' marked transfer regions (d2ma.xfer_regions)")
     a = ap.parse_args()
     jobs = []
     for lab, b, d, *kn in PAIRS:
         if a.only and lab not in a.only.split(","):
             continue
         kn = kn[0] if kn else None
-        jobs.append((lab, "base", [os.path.join(a.base_dir, b[0])] + b[1:], list(a.set), kn))
+        base_set = list(a.set) + (["d2ma.xfer_regions=true"] if a.xfer else [])
+        jobs.append((lab, "base", [os.path.join(a.base_dir, b[0])] + b[1:], base_set, kn))
         jobs.append((lab, "d2ma", [os.path.join(a.d2ma_dir, d[0])] + d[1:],
                      ["d2ma.enable=true"] + a.set, kn))
     with ThreadPoolExecutor(a.j) as ex:

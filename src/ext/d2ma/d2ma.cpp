@@ -198,6 +198,9 @@ Engine::Engine(const D2maParams& p, uint32_t sm_id, uint32_t max_ctas, uint32_t 
                             "Sum over transfers of ignition to first request (AGEN time)")),
       mem_time_(g_.counter("mem_cycles", "cycles",
                            "Sum over transfers of first request to last fill (MEM time)")),
+      agen_span_(g_.counter("agen_span_cycles", "cycles",
+                            "Sum over transfers of ignition to last request (the baseline's "
+                            "AGEN definition, d2ma.xfer_regions)")),
       concurrent_(g_.histogram("concurrent_buffers", "buffers",
                                "Buffers of the CTA in flight when a transfer ignites",
                                {1, 2, 3, 4, 8, 16})) {
@@ -437,6 +440,7 @@ void Engine::complete(uint32_t c, uint32_t k, uint64_t now) {
   const uint64_t first = x.sent_any ? x.t_first : now;
   agen_time_ += first - x.t_exec;
   mem_time_ += now - first;
+  agen_span_ += (x.sent_any ? x.t_last : now) - x.t_exec;
   if (trace_)
     trace_->d2ma_transfer(sm_, c, k, static_cast<const func::Cta*>(ct.cta)->linear_id, x.t_exec,
                           first, now);
@@ -519,6 +523,7 @@ bool Engine::tick(uint64_t now) {
       x.sent_any = true;
       x.t_first = now;
     }
+    x.t_last = now;
     ++x.next;
     x.cost_left = x.next < x.plan.reqs.size() ? x.plan.reqs[x.next].cost : 0;
     if (round_robin_ && x.next < x.plan.reqs.size() && agen_q_.size() > 1) {

@@ -116,7 +116,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
     size_t next = 0;        // next request to send
     uint32_t cost_left = 0;
     uint32_t outstanding = 0;
-    uint64_t t_exec = 0, t_first = 0;
+    uint64_t t_exec = 0, t_first = 0, t_last = 0;
     bool sent_any = false;
   };
   struct Ctrl {
@@ -188,6 +188,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   stats::Counter& transfers_;
   stats::Counter& agen_time_;
   stats::Counter& mem_time_;
+  stats::Counter& agen_span_;
   stats::Histogram& concurrent_;
 };
 

@@ -220,6 +220,7 @@ TEST(D2maSm, UnitStrideAgenAndMemCyclesAndRawRelease) {
   EXPECT_EQ(v(x, "agen_cycles"), 1u);
   EXPECT_EQ(v(x, "mem_cycles"), 103u);
   EXPECT_EQ(v(x, "agen_busy_cycles"), 4u);
+  EXPECT_EQ(v(x, "agen_span_cycles"), 4u);  // ignition -> the last request (t + 4)
   // The warp's shared load reached issue while the buffer was in flight: squashed once,
   // released once when the transfer completed, then it read the data.
   EXPECT_EQ(v(x, "raw_squashes"), 1u);
@@ -238,6 +239,7 @@ TEST(D2maSm, RequestsTakeL1dMshrsAndWaitWhenNoneIsFree) {
   EXPECT_EQ(v(x, "mshr_full"), 98u);
   EXPECT_EQ(v(x, "mem_cycles"), 201u);
   EXPECT_EQ(v(x, "agen_busy_cycles"), 102u);
+  EXPECT_EQ(v(x, "agen_span_cycles"), 102u);
   // infinite_mshrs: the engine ignores the budget (the Fig. 1 experiment's engine side).
   const DRun y = run(128, 1, {"d2ma.enable=true", "sm.l1d.mshrs=2", "d2ma.infinite_mshrs=true"});
   EXPECT_EQ(v(y, "mshr_full"), 0u);
@@ -271,6 +273,7 @@ TEST(D2maSm, StridedAgenSpendsOneCyclePerElement) {
   EXPECT_EQ(v(x, "agen_cycles"), 16u);
   EXPECT_EQ(v(x, "mem_cycles"), 48u + 100);
   EXPECT_EQ(v(x, "agen_busy_cycles"), 64u);
+  EXPECT_EQ(v(x, "agen_span_cycles"), 64u);
 }
 
 TEST(D2maSm, RawRangePaperVersusFootprint) {
