@@ -16,9 +16,23 @@ namespace {
 // marker precedes `first` (the tile's first global load, or with `shared_only` a shared load,
 // i.e. a region without a global load). `addr_insts` extra address instructions sit between
 // the marker and the load (the tile's address computation).
-std::string kernel(bool marker, int addr_insts, bool shared_only = false) {
+std::string kernel(bool marker, int addr_insts, bool shared_only = false, bool twice = false) {
   std::string addr;
   for (int i = 0; i < addr_insts; ++i) addr += "  add.s64 %rd6, %rd6, 0;\n";
+  // The tile body, twice per trip with `twice` (an unrolled loop: the marker label repeats).
+  std::string body =
+      fmt::format(R"(  mov.u64 %rd6, %rd4;
+{}{}  {}
+  st.shared.u32 [%r4], %r6;
+  bar.sync 0;
+  ld.shared.u32 %r7, [%r4];
+  add.s32 %r10, %r10, %r7;
+  bar.sync 0;
+  add.s64 %rd4, %rd4, 4096;
+)",
+                  marker ? "  {\n__simtlab_xfer_begin:\n  }\n" : "", addr,
+                  shared_only ? "ld.shared.u32 %r6, [%r4];" : "ld.global.u32 %r6, [%rd6];");
+  if (twice) body += body;
   return fmt::format(R"(.version 9.0
 .target sm_75
 .address_size 64
@@ -41,15 +55,7 @@ std::string kernel(bool marker, int addr_insts, bool shared_only = false) {
   mov.u32 %r5, 0;
   mov.u32 %r10, 0;
 LOOP:
-  mov.u64 %rd6, %rd4;
-{}{}  {}
-  st.shared.u32 [%r4], %r6;
-  bar.sync 0;
-  ld.shared.u32 %r7, [%r4];
-  add.s32 %r10, %r10, %r7;
-  bar.sync 0;
-  add.s64 %rd4, %rd4, 4096;
-  add.s32 %r5, %r5, 1;
+{}  add.s32 %r5, %r5, 1;
   setp.lt.u32 %p1, %r5, %r9;
   @%p1 bra LOOP;
   add.s64 %rd5, %rd2, %rd3;
@@ -57,8 +63,7 @@ LOOP:
   ret;
 }}
 )",
-                     marker ? "  {\n__simtlab_xfer_begin:\n  }\n" : "", addr,
-                     shared_only ? "ld.shared.u32 %r6, [%r4];" : "ld.global.u32 %r6, [%rd6];");
+                     body);
 }
 
 struct XRun {
@@ -68,7 +73,7 @@ struct XRun {
 };
 
 XRun run(bool marker, std::vector<std::string> more, uint32_t threads, uint32_t ctas,
-         uint32_t tiles, int addr_insts = 0, bool shared_only = false) {
+         uint32_t tiles, int addr_insts = 0, bool shared_only = false, bool twice = false) {
   std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.memory_model=fixed",
                                 "sim.fixed_memory_latency=100",
                                 // skipping idle cycles with the fixed memory stalls the run
@@ -76,8 +81,8 @@ XRun run(bool marker, std::vector<std::string> more, uint32_t threads, uint32_t 
                                 "sm.skip_idle_cycles=false"};
   s.insert(s.end(), more.begin(), more.end());
   TimingRunner r(timing_params(s));
-  r.load(kernel(marker, addr_insts, shared_only));
-  std::vector<uint32_t> in(tiles * 1024);
+  r.load(kernel(marker, addr_insts, shared_only, twice));
+  std::vector<uint32_t> in((twice ? 2 : 1) * tiles * 1024);
   for (uint32_t i = 0; i < in.size(); ++i) in[i] = i % 1024 + 7 * (i / 1024);
   const Addr a = r.upload(in), o = r.upload(std::vector<uint32_t>(threads, 0));
   r.launch("k", {ctas, 1, 1}, {threads, 1, 1}, a, o, tiles);
@@ -113,6 +118,14 @@ TEST(D2maXfer, OneRegionPerCtaAndTile) {
   const XRun y = run(false, {"d2ma.xfer_regions=true"}, 64, 2, 3);
   EXPECT_EQ(v(y, "regions"), 0u);
   EXPECT_EQ(v(y, "transfer_cycles"), 0u);
+}
+
+TEST(D2maXfer, RepeatedMarkerLabelsAreEachARegion) {
+  // The loop body twice per trip (as unrolling leaves it): the label appears twice in the
+  // function, each copy marks its own tile; 2 CTAs x 2 trips x 2 tiles = 8 regions.
+  const XRun x = run(true, {"d2ma.xfer_regions=true"}, 64, 2, 2, 0, false, true);
+  EXPECT_EQ(v(x, "regions"), 8u);
+  for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(x.out[t], 4 * t + 7 * (0 + 1 + 2 + 3)) << t;
 }
 
 TEST(D2maXfer, AgenIsMarkerToLastLoadAndMemHoldsTheLatency) {
