@@ -1,8 +1,10 @@
 #include "ext/d2ma/xfer.h"
 
 #include "func/program.h"
+#include "func/warp.h"
 #include "timing/sm/sm.h"
 #include "timing/sm/warp_slot.h"
+#include "timing/trace.h"
 
 namespace simtlab::ext::d2ma {
 
@@ -55,6 +57,14 @@ void XferRegions::close(const timing::WarpSlot& w, Region& r) {
     mem_ += now_ - r.begin;
   }
   r.open = false;
+  if (trace_) {
+    const uint32_t cta = w.cta->cta ? w.cta->cta->linear_id : 0;
+    const uint64_t split = r.has_load ? r.last_load : r.begin;
+    trace_->xfer_phase(sm_, r.slot, cta, "agen", r.begin, split);
+    trace_->xfer_phase(sm_, r.slot, cta, "mem", split, now_);
+  }
+  r.released = true;
+  r.release = now_;
   // Every warp of the CTA left the barrier: the ones that have not issued since are out too.
   for (const timing::WarpSlot& o : *warps_)
     if (o.active && o.cta == w.cta && state(o) == kAtBar) state_[o.slot] = kOut;
@@ -67,15 +77,30 @@ void XferRegions::begin_issue(uint64_t now, const std::vector<timing::WarpSlot>&
 
 void XferRegions::on_issue(const timing::WarpSlot& w, const func::DInst& d) {
   uint8_t& st = state(w);
-  Region& r = regions_[w.cta];
-  if (r.open && r.cta_start != w.cta->start_cycle) r = Region{};  // a new CTA in the slot
+  auto [it, fresh] = regions_.try_emplace(w.cta);
+  Region& r = it->second;
+  if (fresh) r.slot = uint32_t(regions_.size() - 1);
+  if (r.cta_start != w.cta->start_cycle) {  // a new CTA in the slot
+    const uint32_t slot = r.slot;
+    r = Region{};
+    r.slot = slot;
+    r.cta_start = w.cta->start_cycle;
+  }
   if (st == kAtBar) {  // the first issue after the region's barrier: it was released
     st = kOut;
     if (r.open) close(w, r);
   }
   if (d.xfer_mark) {
     st = kIn;
-    if (!r.open) r = Region{true, false, w.cta->start_cycle, now_, 0};
+    if (!r.open) {
+      if (trace_ && r.released)
+        trace_->xfer_phase(sm_, r.slot, w.cta->cta ? w.cta->cta->linear_id : 0, "compute",
+                           r.release, now_);
+      r.open = true;
+      r.has_load = false;
+      r.begin = now_;
+      r.last_load = 0;
+    }
   }
   if (st != kIn || !r.open) return;
   if (timing::is_l1d_load(d)) {

@@ -13,6 +13,8 @@
 // AGEN = last load - begin, MEM = release - last load (a region without a load: AGEN 0).
 // all_wait_cycles: cycles in which nothing issued and every live warp of the SM is inside a
 // region (between its marker and the release).
+// With a trace, each region becomes an "agen" and a "mem" slice on the track "Xfer CTA slot k",
+// and the time from a region's release to the CTA's next region a "compute" slice (Fig. 12).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,8 @@
 
 namespace simtlab::timing {
 struct CtaSlot;
-}
+class TraceSink;
+}  // namespace simtlab::timing
 
 namespace simtlab::ext::d2ma {
 
@@ -34,12 +37,19 @@ class XferRegions final : public timing::SmPolicy {
   void begin_issue(uint64_t now, const std::vector<timing::WarpSlot>& warps) override;
   void on_issue(const timing::WarpSlot& w, const func::DInst& d) override;
   void end_issue(uint64_t now, bool issued, const std::vector<timing::Stall>& reasons) override;
+  void set_trace(timing::TraceSink* t, uint32_t sm) override {
+    trace_ = t;
+    sm_ = sm;
+  }
 
  private:
   enum : uint8_t { kOut, kIn, kAtBar };
   struct Region {
     bool open = false, has_load = false;
     uint64_t cta_start = 0, begin = 0, last_load = 0;
+    bool released = false;  // a region of this CTA closed at `release` (trace: compute slice)
+    uint64_t release = 0;
+    uint32_t slot = 0;  // the CTA slot's index on this SM (trace track)
   };
   struct Owner {
     const void* warp = nullptr;
@@ -53,6 +63,8 @@ class XferRegions final : public timing::SmPolicy {
   std::unordered_map<const timing::CtaSlot*, Region> regions_;
   const std::vector<timing::WarpSlot>* warps_ = nullptr;
   uint64_t now_ = 0;
+  timing::TraceSink* trace_ = nullptr;
+  uint32_t sm_ = 0;
   stats::Group& g_;
   stats::Counter& regions_stat_;
   stats::Counter& agen_;

@@ -70,10 +70,12 @@ struct XRun {
   std::vector<uint32_t> out;
   nlohmann::json xfer;
   uint64_t cycles = 0, warp_insts = 0;
+  nlohmann::json trace;  // trace events (with `traced`)
 };
 
 XRun run(bool marker, std::vector<std::string> more, uint32_t threads, uint32_t ctas,
-         uint32_t tiles, int addr_insts = 0, bool shared_only = false, bool twice = false) {
+         uint32_t tiles, int addr_insts = 0, bool shared_only = false, bool twice = false,
+         bool traced = false) {
   std::vector<std::string> s = {"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.memory_model=fixed",
                                 "sim.fixed_memory_latency=100",
                                 // skipping idle cycles with the fixed memory stalls the run
@@ -85,9 +87,12 @@ XRun run(bool marker, std::vector<std::string> more, uint32_t threads, uint32_t 
   std::vector<uint32_t> in((twice ? 2 : 1) * tiles * 1024);
   for (uint32_t i = 0; i < in.size(); ++i) in[i] = i % 1024 + 7 * (i / 1024);
   const Addr a = r.upload(in), o = r.upload(std::vector<uint32_t>(threads, 0));
+  if (traced) r.gpu().enable_trace(0, UINT64_MAX);
   r.launch("k", {ctas, 1, 1}, {threads, 1, 1}, a, o, tiles);
-  XRun x{r.download<uint32_t>(o, threads), nlohmann::json(), r.last.cycles, r.sm0("warp_insts")};
+  XRun x{r.download<uint32_t>(o, threads), nlohmann::json(), r.last.cycles, r.sm0("warp_insts"),
+         nlohmann::json()};
   if (r.stats["sm[0]"].contains("xfer")) x.xfer = r.stats["sm[0]"]["xfer"];
+  if (r.stats.contains("trace_events")) x.trace = r.stats["trace_events"];
   return x;
 }
 uint64_t v(const XRun& r, const char* k) { return r.xfer[k]["value"].get<uint64_t>(); }
@@ -161,6 +166,41 @@ TEST(D2maXfer, AllWaitCountsIdleCyclesWithEveryWarpInARegion) {
   const XRun b = run(true, {"d2ma.xfer_regions=true"}, 32, 1, 3);
   EXPECT_EQ(v(b, "regions"), 3u);
   EXPECT_EQ(v(b, "all_wait_cycles"), v(b, "transfer_cycles") - 3 * 3);
+}
+
+TEST(D2maXfer, TraceHasAgenMemAndComputeSlicesPerCta) {
+  // One warp, 3 tiles, 4 address instructions before each load: per region an "agen" and a
+  // "mem" slice whose lengths add up to the stats, and between two regions of the CTA a
+  // "compute" slice from the release to the next marker, on the track "Xfer CTA slot 0".
+  const XRun x = run(true, {"d2ma.xfer_regions=true"}, 32, 1, 3, 4, false, false, true);
+  std::vector<std::tuple<std::string, uint64_t, uint64_t>> sl;  // name, ts, end
+  bool named = false;
+  for (const auto& e : x.trace) {
+    if (e.value("cat", "") == "xfer")
+      sl.push_back(
+          {e["name"], e["ts"].get<uint64_t>(), e["ts"].get<uint64_t>() + e["dur"].get<uint64_t>()});
+    if (e.value("name", "") == "thread_name" && e["args"]["name"] == "Xfer CTA slot 0")
+      named = true;
+  }
+  EXPECT_TRUE(named);
+  ASSERT_EQ(sl.size(), 8u);  // agen mem compute agen mem compute agen mem
+  uint64_t agen = 0, mem = 0;
+  for (size_t i = 0; i < sl.size(); ++i) {
+    const auto& [name, b, e] = sl[i];
+    const char* want = i % 3 == 0 ? "agen" : i % 3 == 1 ? "mem" : "compute";
+    EXPECT_EQ(name, want) << i;
+    if (i) {
+      EXPECT_EQ(b, std::get<2>(sl[i - 1])) << i;  // back to back
+    }
+    if (i % 3 == 0) agen += e - b;
+    if (i % 3 == 1) mem += e - b;
+  }
+  EXPECT_EQ(agen, v(x, "agen_cycles"));
+  EXPECT_EQ(mem, v(x, "mem_cycles"));
+  // Off: no xfer slices (the trace has its other tracks).
+  const XRun y = run(true, {}, 32, 1, 3, 4, false, false, true);
+  for (const auto& e : y.trace) EXPECT_NE(e.value("cat", ""), "xfer");
+  EXPECT_FALSE(y.trace.empty());
 }
 
 }  // namespace
