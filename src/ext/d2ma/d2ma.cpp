@@ -377,6 +377,7 @@ bool Engine::d2ma_call(func::ExecContext& cx, func::Warp& w, const func::DInst& 
       }
       x.state = State::armed;
       x.arrivals = 0;
+      busy(uint32_t(ws.cta - ctas_), now_);
       ++k.inflight;
       // The RAW check needs the buffer's range from the first arrival on (every warp passes
       // the same descriptor).
@@ -408,11 +409,23 @@ uint8_t* Engine::shared_of(uint32_t c, uint32_t addr, uint32_t size) {
   return sh.data() + addr;
 }
 
+void Engine::busy(uint32_t c, uint64_t now) {
+  Ctrl& ct = ctrls_[c];
+  if (ct.inflight || !ct.idle) return;
+  ct.idle = false;
+  if (trace_)
+    trace_->d2ma_compute(sm_, c, static_cast<const func::Cta*>(ct.cta)->linear_id, ct.idle_since,
+                         now);
+}
+
 void Engine::ignite(uint32_t c, uint32_t k, uint64_t now) {
   Ctrl& ct = ctrls_[c];
   Entry& x = ct.e[k];
   x.plan = plan_transfer(x.desc, p_.segment_bytes);
-  if (x.state != State::armed) ++ct.inflight;
+  if (x.state != State::armed) {
+    busy(c, now);
+    ++ct.inflight;
+  }
   x.state = State::ready;
   x.next = 0;
   x.cost_left = x.plan.reqs.empty() ? 0 : x.plan.reqs[0].cost;
@@ -436,6 +449,10 @@ void Engine::complete(uint32_t c, uint32_t k, uint64_t now) {
   x.state = State::done;
   x.done_gen = x.epoch;
   --ct.inflight;
+  if (!ct.inflight) {
+    ct.idle = true;
+    ct.idle_since = now;
+  }
   ++transfers_;
   const uint64_t first = x.sent_any ? x.t_first : now;
   agen_time_ += first - x.t_exec;
