@@ -1,6 +1,7 @@
 #include "ext/sm_policies.h"
 
 #include "ext/ccws/ccws.h"
+#include "ext/d2ma/xfer.h"
 #include "ext/dyncta/dyncta.h"
 #include "func/program.h"
 #include "timing/sm/ldst.h"
@@ -31,8 +32,14 @@ std::unique_ptr<SmPolicy> make_dyncta(const SmParams& p, stats::Group& g, LdstUn
   return std::make_unique<dyncta::DynctaPolicy>(p.dyncta, p.num_warps, p.max_ctas, g);
 }
 
+// A measurement, not a mechanism: baseline transfer regions (d2ma.xfer_regions, src/ext/d2ma).
+std::unique_ptr<SmPolicy> make_xfer(const SmParams& p, stats::Group& g, LdstUnit&) {
+  if (!p.d2ma.xfer_regions) return nullptr;
+  return std::make_unique<ext::d2ma::XferRegions>(p.num_warps, g);
+}
+
 // Adding a mechanism: one factory here (and its params in SmParams / GpuParams::describe).
-constexpr Factory kFactories[] = {make_dyncta, make_swl, make_ccws};
+constexpr Factory kFactories[] = {make_dyncta, make_swl, make_ccws, make_xfer};
 }  // namespace
 
 bool sm_policies_on(const SmParams& p) {

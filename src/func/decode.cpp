@@ -330,6 +330,12 @@ class Decoder {
         d.dst[d.ndst++] = uint16_t(f.regs[r].is_pred() ? kPredSlotBase + s : s);
       }
     }
+    // Transfer-region markers (include/simtlab/xfer.h): the instruction a label
+    // __simtlab_xfer_begin* precedes.
+    for (size_t l = 0; l < f.label_names.size(); ++l)
+      if (f.label_names[l].rfind("__simtlab_xfer_begin", 0) == 0 && f.label_target[l] >= 0 &&
+          size_t(f.label_target[l]) < f.insts.size())
+        P.code[pf.begin + uint32_t(f.label_target[l])].xfer_mark = true;
     DInst& end = P.code[pf.end];
     end.fn = func_end_handler();
     end.func = k;

@@ -74,6 +74,7 @@ struct DInst {
   uint8_t nsrc = 0, ndst = 0;
   uint16_t src[8] = {}, dst[4] = {};
   bool writes_mem = false;      // may change memory another warp can see (see write_epoch)
+  bool xfer_mark = false;       // follows a __simtlab_xfer_begin label (include/simtlab/xfer.h)
   mutable bool warned = false;  // a once-per-instruction warning (division by zero) was printed
 };
 

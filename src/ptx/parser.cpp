@@ -1022,7 +1022,11 @@ void Parser::parse_statement() {
     take();
     take();
     if (at_dot(".callprototype")) return parse_prototype(name);
-    const std::string ln(name.text);
+    std::string ln(name.text);
+    // Marker labels (include/simtlab/xfer.h) sit in their own { } scope and may repeat when
+    // the compiler unrolls or inlines the code around them: each copy is a label of its own.
+    if (ln.rfind("__simtlab_xfer", 0) == 0 && labels_.count(ln))
+      ln += fmt::format("#{}", fn_->label_names.size());
     auto it = labels_.find(ln);
     uint32_t li;
     if (it == labels_.end()) {

@@ -14,7 +14,8 @@ using nlohmann::json;
 
 namespace {
 // Track ids inside an SM process.
-constexpr uint32_t kCtaTid = 1, kWarpTid = 10000, kMemTid = 20000, kD2maTid = 30000;
+constexpr uint32_t kCtaTid = 1, kWarpTid = 10000, kMemTid = 20000, kD2maTid = 30000,
+                   kXferTid = 40000, kD2maComputeTid = 50000;
 constexpr uint8_t kCatIssue = 0, kCatStall = 1, kCatMem = 2;
 const char* const kCats[] = {"warp", "stall", "mem"};
 }  // namespace
@@ -150,6 +151,38 @@ void TraceSink::d2ma_transfer(uint32_t sm, uint32_t slot, uint32_t buf, uint32_t
                        {"dur", e - s},
                        {"args", {{"cta", cta}, {"buffer", buf}}}});
   }
+}
+
+void TraceSink::d2ma_compute(uint32_t sm, uint32_t slot, uint32_t cta, uint64_t begin,
+                             uint64_t end) {
+  const uint32_t tid = kD2maComputeTid + slot;
+  name_track(1 + sm, tid, "D2MA slot " + std::to_string(slot) + " compute");
+  uint64_t s = begin, e = end;
+  if (e <= s || !clip(s, e)) return;
+  events_.push_back({{"name", "compute"},
+                     {"cat", "d2ma"},
+                     {"ph", "X"},
+                     {"pid", 1 + sm},
+                     {"tid", tid},
+                     {"ts", s},
+                     {"dur", e - s},
+                     {"args", {{"cta", cta}}}});
+}
+
+void TraceSink::xfer_phase(uint32_t sm, uint32_t slot, uint32_t cta, const char* name,
+                           uint64_t begin, uint64_t end) {
+  const uint32_t tid = kXferTid + slot;
+  name_track(1 + sm, tid, "Xfer CTA slot " + std::to_string(slot));
+  uint64_t s = begin, e = end;
+  if (e <= s || !clip(s, e)) return;
+  events_.push_back({{"name", name},
+                     {"cat", "xfer"},
+                     {"ph", "X"},
+                     {"pid", 1 + sm},
+                     {"tid", tid},
+                     {"ts", s},
+                     {"dur", e - s},
+                     {"args", {{"cta", cta}}}});
 }
 
 TraceSink::WarpTrack& TraceSink::warp(uint32_t sm, uint32_t w) {

@@ -66,6 +66,14 @@ class TraceSink {
   /// the track "D2MA slot k buf b" (the paper's Fig. 12 timeline).
   void d2ma_transfer(uint32_t sm, uint32_t slot, uint32_t buf, uint32_t cta, uint64_t exec,
                      uint64_t first, uint64_t end);
+  /// D2MA: a compute period of the CTA in slot `slot` (no buffer in flight: from its last
+  /// transfer's completion to its next arming/ignition), slice "compute" on the track
+  /// "D2MA slot k compute" (the paper's Fig. 12).
+  void d2ma_compute(uint32_t sm, uint32_t slot, uint32_t cta, uint64_t begin, uint64_t end);
+  /// Baseline transfer regions (d2ma.xfer_regions, src/ext/d2ma/xfer.h): phase `name` ("agen",
+  /// "mem" or "compute") of the CTA in slot `slot` (CTA `cta`) on the track "Xfer CTA slot k".
+  void xfer_phase(uint32_t sm, uint32_t slot, uint32_t cta, const char* name, uint64_t begin,
+                  uint64_t end);
   /// A counter sample: `pid` 0 = GPU, 1+n = SM n; one counter track per (pid, name); the
   /// viewer names it "<name> <unit>".
   void counter(uint32_t pid, const char* name, const char* unit, uint64_t t, double value);

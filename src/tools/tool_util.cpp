@@ -127,6 +127,8 @@ void build_stale(const Manifest& m, const std::vector<const Workload*>& sel,
                  const std::string& bin_dir, bool no_build) {
   const fs::path src_dir = fs::path(m.path).parent_path() / "src";
   const fs::path common = fs::path(m.path).parent_path() / "common";
+  // The repository's include/ (simtlab/d2ma.h, simtlab/xfer.h), as workloads/CMakeLists.txt.
+  const fs::path include = fs::path(m.path).parent_path().parent_path() / "include";
   std::set<std::string> done;
   std::string nvcc;
   for (const Workload* w : sel) {
@@ -153,6 +155,7 @@ void build_stale(const Manifest& m, const std::vector<const Workload*>& sel,
             w->binary);
     fs::create_directories(bin_dir, ec);
     std::vector<std::string> argv = {nvcc, "-cudart", "shared", "-I" + common.string()};
+    if (fs::exists(include, ec)) argv.push_back("-I" + include.string());
     std::ifstream f(src);
     std::string line;
     while (std::getline(f, line))

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 // DCT matrix C[k][n] = c_k cos((2n+1) k pi / 16); even rows / odd rows restricted to n < 4.
@@ -49,6 +50,7 @@ __global__ void CUDAkernel1DCT(float* dst, const float* src, int stride) {
   __shared__ float CurBlockLocal1[64];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int gx = blockIdx.x * 8 + tx, gy = blockIdx.y * 8 + ty;
+  simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
   CurBlockLocal1[ty * 8 + tx] = src[gy * stride + gx];
   __syncthreads();
   float t = 0.0f;  // T = C B

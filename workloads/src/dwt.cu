@@ -18,6 +18,7 @@
 // the device, no FMA contraction) in the same pairing order.
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 namespace {
@@ -31,6 +32,7 @@ __global__ void dwtHaar1D(const float* in, float* out, float* approxFinal, int l
   extern __shared__ float chunk[];
   const int tid = threadIdx.x, bdim = blockDim.x;
   const int base = blockIdx.x * 2 * bdim;
+  simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
   chunk[tid] = in[base + tid];
   chunk[tid + bdim] = in[base + bdim + tid];
   __syncthreads();

@@ -17,6 +17,7 @@
 // 64-bit integers.
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 namespace {
@@ -46,6 +47,7 @@ __global__ void fwtBatch1Kernel(float* out, const float* in, int log2N) {
   const int N = 1 << log2N;
   const int tid = threadIdx.x, bdim = blockDim.x;  // bdim = N/4
   const int base = blockIdx.x * N;
+  simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
   for (int p = tid; p < N; p += bdim) s_data[p] = in[base + p];
   int stride = N;
   // Radix-4 steps: distances (stride/2, stride/4).

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 constexpr int TILE = 16;  // outputs per block side; blockDim = TILE x TILE = 256 threads
@@ -44,6 +45,7 @@ __device__ __forceinline__ void load_halo_tile(int (*tile)[TILE + 2 * R], const 
 __global__ void gauss_filter(const unsigned char* in, unsigned char* out, int w, int h) {
   constexpr int R = 2, TW = TILE + 2 * R;
   __shared__ int tile[TW][TW];
+  simtlab_xfer_begin();
   const int x0 = blockIdx.x * TILE - R, y0 = blockIdx.y * TILE - R;
   // ---- transfer: global -> registers -> shared (with halo), then barrier ----
   load_halo_tile<R>(tile, in, w, h, x0, y0);
@@ -66,6 +68,7 @@ __global__ void gauss_filter(const unsigned char* in, unsigned char* out, int w,
 __global__ void mean_filter(const unsigned char* in, unsigned char* out, int w, int h) {
   constexpr int R = 2, TW = TILE + 2 * R;
   __shared__ int tile[TW][TW];
+  simtlab_xfer_begin();
   const int x0 = blockIdx.x * TILE - R, y0 = blockIdx.y * TILE - R;
   // ---- transfer ----
   load_halo_tile<R>(tile, in, w, h, x0, y0);
@@ -84,6 +87,7 @@ __global__ void mean_filter(const unsigned char* in, unsigned char* out, int w, 
 __global__ void sobel_filter(const unsigned char* in, unsigned char* out, int w, int h) {
   constexpr int R = 1, TW = TILE + 2 * R;
   __shared__ int tile[TW][TW];
+  simtlab_xfer_begin();
   const int x0 = blockIdx.x * TILE - R, y0 = blockIdx.y * TILE - R;
   // ---- transfer ----
   load_halo_tile<R>(tile, in, w, h, x0, y0);

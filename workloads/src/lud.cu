@@ -29,6 +29,7 @@
 #include <cmath>
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 constexpr int BS = 16;  // BLOCK_SIZE
@@ -38,6 +39,7 @@ __global__ void lud_diagonal(float* m, int n, int offset) {
   const int tx = threadIdx.x;
   float* a = m + size_t(offset) * n + offset;
   // ---- transfer: the diagonal tile, one column per thread (coalesced rows) ----
+  simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
   const float* src = a + tx;
 #pragma unroll 4  // fully unrolled, ptxas hoists all 16 loads: 64 registers (> Fermi's 63)
   for (int i = 0; i < BS; ++i, src += n) shadow[i][tx] = *src;
@@ -106,6 +108,7 @@ __global__ void lud_internal(float* m, int n, int offset) {
   const int gr = offset + (blockIdx.y + 1) * BS + ty;  // global row of this thread's element
   const int gc = offset + (blockIdx.x + 1) * BS + tx;  // global column
   // ---- transfer: U tile above (rows offset.., this block's columns) and L tile to the left ----
+  simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
   peri_row[ty][tx] = m[size_t(offset + ty) * n + gc];
   peri_col[ty][tx] = m[size_t(gr) * n + offset + tx];
   __syncthreads();

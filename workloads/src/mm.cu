@@ -14,6 +14,7 @@
 //        integer below 2^24 and exact in float, with or without FMA contraction).
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 constexpr int BLOCK_SIZE = 16;
@@ -30,6 +31,7 @@ __global__ void matrixMulCUDA(float* C, const float* A, const float* B, int wA, 
 #pragma unroll 1  // one tile per trip, as in the SDK sample (ptxas would otherwise unroll by 4: 60 regs)
   for (int k0 = 0; k0 < wA; k0 += BLOCK_SIZE) {
     // ---- transfer: one element of each tile per thread, global -> register -> shared ----
+    simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
     As[ty][tx] = a[k0];
     Bs[ty][tx] = b[size_t(k0) * wB];
     __syncthreads();

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 namespace {
@@ -39,6 +40,7 @@ __global__ void dynproc_kernel(int iteration, const int* wall, const int* src, i
   const int E = min(tx + 1, validXmax);
   const bool isValid = tx >= validXmin && tx <= validXmax;
 
+  simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
   if (xidx >= 0 && xidx < cols) prev[tx] = src[xidx];
   __syncthreads();
   bool computed = false;

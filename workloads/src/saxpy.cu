@@ -17,6 +17,7 @@
 //        float whether or not it is contracted to an FMA).
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 constexpr int THREADS = 256;  // one element of each vector per thread per chunk
@@ -28,6 +29,7 @@ __global__ void saxpy_buffered(float* y, const float* x, float a, int iters) {
   size_t base = size_t(blockIdx.x) * iters * THREADS;
   for (int it = 0; it < iters; ++it, base += THREADS) {
     // ---- transfer: both vector chunks global -> register -> shared ----
+    simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
     xs[t] = x[base + t];
     ys[t] = y[base + t];
     __syncthreads();

@@ -21,6 +21,7 @@
 // nvcc-flags: -maxrregcount=63
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 constexpr int NUM_THREADS = 128;
@@ -34,6 +35,7 @@ __global__ void sgemv_kernel(int n, int m, float alpha, const float* A, int lda,
   float res = 0.0f;
   for (int i = 0; i < m; i += VEC_ELMTS) {
     // ---- transfer: x[i .. i+VEC_ELMTS) -> buff, one element per thread ----
+    simtlab_xfer_begin();  // transfer region (include/simtlab/xfer.h)
     buff[threadIdx.x] = x[i + threadIdx.x];
     __syncthreads();
     // ---- compute: this thread's row times the buffered chunk ----

@@ -16,6 +16,7 @@
 // Check: exact (data movement only).
 #include <vector>
 
+#include "simtlab/xfer.h"
 #include "wl.h"
 
 namespace {
@@ -25,6 +26,7 @@ constexpr int BLOCK_ROWS = 8;
 
 __global__ void transposeCoalesced(float* out, const float* in, int width, int height) {
   __shared__ float tile[TILE_DIM][TILE_DIM + 1];
+  simtlab_xfer_begin();
   int x = blockIdx.x * TILE_DIM + threadIdx.x;
   int y = blockIdx.y * TILE_DIM + threadIdx.y;
   for (int r = 0; r < TILE_DIM; r += BLOCK_ROWS)
@@ -38,6 +40,7 @@ __global__ void transposeCoalesced(float* out, const float* in, int width, int h
 
 __global__ void transposeDiagonal(float* out, const float* in, int width, int height) {
   __shared__ float tile[TILE_DIM][TILE_DIM + 1];
+  simtlab_xfer_begin();
   // Diagonal renumbering of the blocks (valid for any gx, gy).
   const int bid = blockIdx.x + gridDim.x * blockIdx.y;
   const int by = bid % gridDim.y;

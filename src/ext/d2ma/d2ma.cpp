@@ -198,6 +198,9 @@ Engine::Engine(const D2maParams& p, uint32_t sm_id, uint32_t max_ctas, uint32_t 
                             "Sum over transfers of ignition to first request (AGEN time)")),
       mem_time_(g_.counter("mem_cycles", "cycles",
                            "Sum over transfers of first request to last fill (MEM time)")),
+      agen_span_(g_.counter("agen_span_cycles", "cycles",
+                            "Sum over transfers of ignition to last request (the baseline's "
+                            "AGEN definition, d2ma.xfer_regions)")),
       concurrent_(g_.histogram("concurrent_buffers", "buffers",
                                "Buffers of the CTA in flight when a transfer ignites",
                                {1, 2, 3, 4, 8, 16})) {
@@ -374,6 +377,7 @@ bool Engine::d2ma_call(func::ExecContext& cx, func::Warp& w, const func::DInst& 
       }
       x.state = State::armed;
       x.arrivals = 0;
+      busy(uint32_t(ws.cta - ctas_), now_);
       ++k.inflight;
       // The RAW check needs the buffer's range from the first arrival on (every warp passes
       // the same descriptor).
@@ -405,11 +409,23 @@ uint8_t* Engine::shared_of(uint32_t c, uint32_t addr, uint32_t size) {
   return sh.data() + addr;
 }
 
+void Engine::busy(uint32_t c, uint64_t now) {
+  Ctrl& ct = ctrls_[c];
+  if (ct.inflight || !ct.idle) return;
+  ct.idle = false;
+  if (trace_)
+    trace_->d2ma_compute(sm_, c, static_cast<const func::Cta*>(ct.cta)->linear_id, ct.idle_since,
+                         now);
+}
+
 void Engine::ignite(uint32_t c, uint32_t k, uint64_t now) {
   Ctrl& ct = ctrls_[c];
   Entry& x = ct.e[k];
   x.plan = plan_transfer(x.desc, p_.segment_bytes);
-  if (x.state != State::armed) ++ct.inflight;
+  if (x.state != State::armed) {
+    busy(c, now);
+    ++ct.inflight;
+  }
   x.state = State::ready;
   x.next = 0;
   x.cost_left = x.plan.reqs.empty() ? 0 : x.plan.reqs[0].cost;
@@ -433,10 +449,15 @@ void Engine::complete(uint32_t c, uint32_t k, uint64_t now) {
   x.state = State::done;
   x.done_gen = x.epoch;
   --ct.inflight;
+  if (!ct.inflight) {
+    ct.idle = true;
+    ct.idle_since = now;
+  }
   ++transfers_;
   const uint64_t first = x.sent_any ? x.t_first : now;
   agen_time_ += first - x.t_exec;
   mem_time_ += now - first;
+  agen_span_ += (x.sent_any ? x.t_last : now) - x.t_exec;
   if (trace_)
     trace_->d2ma_transfer(sm_, c, k, static_cast<const func::Cta*>(ct.cta)->linear_id, x.t_exec,
                           first, now);
@@ -519,6 +540,7 @@ bool Engine::tick(uint64_t now) {
       x.sent_any = true;
       x.t_first = now;
     }
+    x.t_last = now;
     ++x.next;
     x.cost_left = x.next < x.plan.reqs.size() ? x.plan.reqs[x.next].cost : 0;
     if (round_robin_ && x.next < x.plan.reqs.size() && agen_q_.size() > 1) {

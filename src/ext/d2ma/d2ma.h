@@ -116,7 +116,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
     size_t next = 0;        // next request to send
     uint32_t cost_left = 0;
     uint32_t outstanding = 0;
-    uint64_t t_exec = 0, t_first = 0;
+    uint64_t t_exec = 0, t_first = 0, t_last = 0;
     bool sent_any = false;
   };
   struct Ctrl {
@@ -129,6 +129,8 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
     std::vector<uint32_t> waiters;             // warp slots
     std::vector<std::vector<uint32_t>> execn;  // [warp slot][entry]: generations seen
     uint32_t inflight = 0;
+    bool idle = false;  // trace: no buffer in flight since idle_since (a compute period)
+    uint64_t idle_since = 0;
   };
   struct Pending {
     uint32_t ctrl, entry;
@@ -143,6 +145,9 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
            x.state == State::draining;
   }
   void ignite(uint32_t c, uint32_t k, uint64_t now);
+  /// A buffer of controller `c` becomes in flight (armed or ignited) at `now`: ends the
+  /// compute period the trace shows since its previous transfers completed.
+  void busy(uint32_t c, uint64_t now);
   void complete(uint32_t c, uint32_t k, uint64_t now);
   void on_response(const timing::MemResp& r);
   uint8_t* shared_of(uint32_t c, uint32_t addr, uint32_t size);
@@ -188,6 +193,7 @@ class Engine : public timing::SmPolicy, public func::D2maHook {
   stats::Counter& transfers_;
   stats::Counter& agen_time_;
   stats::Counter& mem_time_;
+  stats::Counter& agen_span_;
   stats::Histogram& concurrent_;
 };
 

@@ -20,6 +20,7 @@ struct D2maParams {
   bool check_stores = true;
   bool infinite_mshrs = false;
   std::string agen_arbitration = "fifo";
+  bool xfer_regions = false;
 
   void describe(config::Describer& d) {
     d.param("enable", enable, "",
@@ -69,6 +70,13 @@ struct D2maParams {
             "The engine never waits for an L1D MSHR (with sm.l1d.mshrs raised and unbounded "
             "queues this is the paper's infinite-resources experiment, Fig. 1)",
             "assumption: off (the paper's engine shares the 32 L1D MSHRs)");
+    d.param("xfer_regions", xfer_regions, "",
+            "Measure the transfer regions software-tiling kernels mark with "
+            "simtlab_xfer_begin() (include/simtlab/xfer.h): per CTA and region AGEN (marker "
+            "-> last global load issued) and MEM (-> barrier release) cycles, and cycles with "
+            "every live warp inside a region (stats group sm[i].xfer). Independent of enable",
+            "D2MA section 5 (Fig. 11: the baseline's transfer time, first address instruction "
+            "to barrier release, split into AGEN and MEM; the 7% all-warps-waiting share)");
   }
 };
 

@@ -142,6 +142,7 @@ class Sm : public sim::Component {
     trace_ = t;
     ldst_->set_trace(t);
     if (d2ma_) set_d2ma_trace(t);
+    for (auto& q : policies_) q->set_trace(t, id_);
   }
   /// Test hook: record (cycle, warp slot) of every issue.
   void set_issue_log(std::vector<std::pair<uint64_t, uint32_t>>* log) { issue_log_ = log; }

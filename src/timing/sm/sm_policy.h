@@ -13,6 +13,7 @@
 //   cta_limit      CTA allocation: the most CTAs the SM may hold for a kernel whose occupancy
 //                  limit is `max_ctas` (Sm::fits)
 //   begin_kernel   a kernel launch starts on the GPU
+//   set_trace      the timeline trace (null: off) and the SM's index
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@ struct DInst;
 namespace simtlab::timing {
 
 struct WarpSlot;
+class TraceSink;
 
 class SmPolicy {
  public:
@@ -55,6 +57,10 @@ class SmPolicy {
   }
   virtual uint32_t cta_limit(uint32_t max_ctas) { return max_ctas; }
   virtual void begin_kernel() {}
+  virtual void set_trace(TraceSink* t, uint32_t sm) {
+    (void)t;
+    (void)sm;
+  }
 };
 
 /// A load that goes through the L1 data cache (ld/ldu of global, local or generic memory): the

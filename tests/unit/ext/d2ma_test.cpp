@@ -3,6 +3,8 @@
 // memory, the RAW squash and release, and the fallback body running when the engine is off.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ext/d2ma/d2ma.h"
@@ -220,6 +222,7 @@ TEST(D2maSm, UnitStrideAgenAndMemCyclesAndRawRelease) {
   EXPECT_EQ(v(x, "agen_cycles"), 1u);
   EXPECT_EQ(v(x, "mem_cycles"), 103u);
   EXPECT_EQ(v(x, "agen_busy_cycles"), 4u);
+  EXPECT_EQ(v(x, "agen_span_cycles"), 4u);  // ignition -> the last request (t + 4)
   // The warp's shared load reached issue while the buffer was in flight: squashed once,
   // released once when the transfer completed, then it read the data.
   EXPECT_EQ(v(x, "raw_squashes"), 1u);
@@ -238,6 +241,7 @@ TEST(D2maSm, RequestsTakeL1dMshrsAndWaitWhenNoneIsFree) {
   EXPECT_EQ(v(x, "mshr_full"), 98u);
   EXPECT_EQ(v(x, "mem_cycles"), 201u);
   EXPECT_EQ(v(x, "agen_busy_cycles"), 102u);
+  EXPECT_EQ(v(x, "agen_span_cycles"), 102u);
   // infinite_mshrs: the engine ignores the budget (the Fig. 1 experiment's engine side).
   const DRun y = run(128, 1, {"d2ma.enable=true", "sm.l1d.mshrs=2", "d2ma.infinite_mshrs=true"});
   EXPECT_EQ(v(y, "mshr_full"), 0u);
@@ -271,6 +275,7 @@ TEST(D2maSm, StridedAgenSpendsOneCyclePerElement) {
   EXPECT_EQ(v(x, "agen_cycles"), 16u);
   EXPECT_EQ(v(x, "mem_cycles"), 48u + 100);
   EXPECT_EQ(v(x, "agen_busy_cycles"), 64u);
+  EXPECT_EQ(v(x, "agen_span_cycles"), 64u);
 }
 
 TEST(D2maSm, RawRangePaperVersusFootprint) {
@@ -302,6 +307,96 @@ TEST(D2maSm, OffRunsTheFallbackBodyAndHasNoStats) {
   const DRun x = run(128, 1, {});
   EXPECT_TRUE(x.d2ma.is_null());
   for (uint32_t l = 0; l < 32; ++l) EXPECT_EQ(x.out[l], 0u);
+}
+
+// Two transfers into one buffer, one warp: configure, read, dma_execute from the next 128
+// floats, read again. The trace shows both transfers (agen, mem) and between them one compute
+// period: from the first transfer's last fill to the execute's ignition.
+TEST(D2maSm, TraceShowsTheComputePeriodBetweenTransfers) {
+  const std::string k = R"(.version 9.0
+.target sm_75
+.address_size 64
+.shared .align 8 .b8 buf[4096];
+.func __d2ma_configure(.param .b32 a, .param .b64 b, .param .b32 c, .param .b32 d,
+                       .param .b32 e, .param .b32 f) {
+  ret;
+}
+.func __d2ma_execute(.param .b32 a, .param .b64 b, .param .b32 c) {
+  ret;
+}
+.visible .entry k(.param .u64 in, .param .u64 out) {
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, buf;
+  mov.u32 %r2, 128;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 1;
+  {
+  .param .b32 p0;
+  st.param.b32 [p0+0], %r1;
+  .param .b64 p1;
+  st.param.b64 [p1+0], %rd1;
+  .param .b32 p2;
+  st.param.b32 [p2+0], %r2;
+  .param .b32 p3;
+  st.param.b32 [p3+0], %r3;
+  .param .b32 p4;
+  st.param.b32 [p4+0], %r4;
+  .param .b32 p5;
+  st.param.b32 [p5+0], %r3;
+  call.uni __d2ma_configure, (p0, p1, p2, p3, p4, p5);
+  }
+  mov.u32 %r5, %tid.x;
+  shl.b32 %r6, %r5, 2;
+  add.s32 %r8, %r1, %r6;
+  ld.shared.u32 %r9, [%r8];
+  add.s64 %rd5, %rd1, 512;
+  {
+  .param .b32 p0;
+  st.param.b32 [p0+0], %r1;
+  .param .b64 p1;
+  st.param.b64 [p1+0], %rd5;
+  .param .b32 p2;
+  st.param.b32 [p2+0], %r3;
+  call.uni __d2ma_execute, (p0, p1, p2);
+  }
+  ld.shared.u32 %r10, [%r8];
+  add.s32 %r9, %r9, %r10;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r9;
+  ret;
+}
+)";
+  TimingRunner r(timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true", "sim.memory_model=fixed",
+                                "sim.fixed_memory_latency=100", "d2ma.enable=true"}));
+  r.load(k);
+  std::vector<uint32_t> in(256);
+  for (uint32_t i = 0; i < in.size(); ++i) in[i] = i * 3 + 1;
+  const Addr a = r.upload(in), o = r.upload(std::vector<uint32_t>(32, 0));
+  r.gpu().enable_trace(0, UINT64_MAX);
+  r.launch("k", {1, 1, 1}, {32, 1, 1}, a, o);
+  const auto out = r.download<uint32_t>(o, 32);
+  for (uint32_t l = 0; l < 32; ++l) ASSERT_EQ(out[l], (l * 3 + 1) + ((l + 128) * 3 + 1)) << l;
+  std::vector<std::tuple<std::string, uint64_t, uint64_t>> sl;  // name, ts, end (cat d2ma)
+  for (const auto& e : r.stats["trace_events"])
+    if (e.value("cat", "") == "d2ma")
+      sl.push_back(
+          {e["name"], e["ts"].get<uint64_t>(), e["ts"].get<uint64_t>() + e["dur"].get<uint64_t>()});
+  std::sort(sl.begin(), sl.end(),
+            [](const auto& x, const auto& y) { return std::get<1>(x) < std::get<1>(y); });
+  ASSERT_EQ(sl.size(), 5u);  // agen mem compute agen mem
+  EXPECT_EQ(std::get<0>(sl[0]), "agen");
+  EXPECT_EQ(std::get<0>(sl[1]), "mem");
+  EXPECT_EQ(std::get<0>(sl[2]), "compute");
+  EXPECT_EQ(std::get<0>(sl[3]), "agen");
+  EXPECT_EQ(std::get<0>(sl[4]), "mem");
+  EXPECT_EQ(std::get<1>(sl[2]), std::get<2>(sl[1]));  // from the first transfer's last fill
+  EXPECT_EQ(std::get<2>(sl[2]), std::get<1>(sl[3]));  // to the second one's ignition
 }
 
 }  // namespace
