@@ -22,6 +22,10 @@ class SmMemPort {
   /// The component to wake when a response will become visible (the real memory system wakes
   /// the attached SM itself).
   virtual void set_waiter(sim::Component* c) { (void)c; }
+  /// The cycle (of the SM's clock) the next response becomes visible, when the port knows it
+  /// (UINT64_MAX otherwise: the real memory system wakes the SM when a response arrives). An SM
+  /// that sleeps through idle cycles must not sleep past it.
+  virtual uint64_t next_ready() const { return UINT64_MAX; }
 };
 
 /// Answers every request (except write-backs) exactly `latency` cycles of `clock` after it
@@ -46,6 +50,9 @@ class FixedLatencyMemory : public SmMemPort {
     q_.pop_front();
     return r;
   }
+  // (The wake scheduled in send() can be dropped when the SM had an earlier wake pending, so
+  // the SM also asks for this before sleeping.)
+  uint64_t next_ready() const override { return q_.empty() ? UINT64_MAX : q_.front().first; }
   uint64_t requests = 0;
 
  private:

@@ -382,6 +382,8 @@ void Sm::account_skipped(uint64_t k) {
 uint64_t Sm::next_event(uint64_t now) const {
   if (collectors_busy_) return now + 1;
   uint64_t next = ldst_->next_event(now);
+  if (const uint64_t r = port_->next_ready(); r != UINT64_MAX)
+    next = std::min(next, std::max(r, now + 1));
   if (!wb_times_.empty()) next = std::min(next, std::max(wb_times_.top(), now + 1));
   if (l1i_->has_miss()) return now + 1;
   next = std::min(next, std::max(l1i_->next_ready(), now + 1));
