@@ -1,0 +1,1 @@
+// GREENER timing model: see greener.h (issue #18).
