@@ -2,7 +2,12 @@
 // graphs (Dist with threshold W, liveness, Table 4.1, the 1 dst + 2 src encoding).
 #include <gtest/gtest.h>
 
+#include <functional>
+
+#include <fmt/format.h>
+
 #include "ext/greener/analysis.h"
+#include "tests/unit/timing/timing_harness.h"
 
 namespace simtlab::ext::greener {
 namespace {
@@ -171,6 +176,149 @@ TEST(GreenerAnalysis, Table41) {
   EXPECT_EQ(table41(true, false), PState::on);
   EXPECT_EQ(table41(false, true), PState::off);
   EXPECT_EQ(table41(false, false), PState::on);
+}
+
+// ---- Timing (src/ext/greener/greener.cpp) on one warp of one SM, fixed-latency memory ----
+
+/// `n` copies of line(k) between register setup and a store of %r1 + %r3.
+std::string kernel(uint32_t n, const std::function<std::string(uint32_t)>& line) {
+  std::string body;
+  for (uint32_t k = 0; k < n; ++k) body += "  " + line(k) + "\n";
+  return fmt::format(R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out) {{
+  .reg .b32 %r<64>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, 1;
+  mov.u32 %r2, 2;
+  mov.u32 %r3, 3;
+  mov.u32 %r4, 4;
+{}  add.s32 %r1, %r1, %r3;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}}
+)",
+                     body);
+}
+
+struct RunResult {
+  uint64_t cycles = 0;
+  uint32_t out = 0;
+  nlohmann::json sm0;
+  uint64_t gr(const std::string& s) const { return sm0["greener"][s]["value"].get<uint64_t>(); }
+  uint64_t trans(const std::string& t) const {
+    return sm0["greener"]["transitions"]["values"][t].get<uint64_t>();
+  }
+  uint64_t wake_slots() const { return sm0["stall"]["values"]["wake_up"].get<uint64_t>(); }
+};
+
+RunResult run(const std::string& mode, uint32_t n, const std::function<std::string(uint32_t)>& line,
+              std::vector<std::string> more = {}) {
+  std::vector<std::string> sets = {
+      "gpu.num_sms=1",          "sm.l1i_perfect=true",  "sim.fixed_memory_latency=100",
+      "sim.memory_model=fixed", "sm.int_alu.latency=4", "sm.register_numbering=architectural",
+      "greener.mode=" + mode};
+  sets.insert(sets.end(), more.begin(), more.end());
+  testing::TimingRunner r(testing::timing_params(sets));
+  r.load(kernel(n, line));
+  const Addr out = r.upload(std::vector<uint32_t>(1, 0));
+  r.launch("k", {1, 1, 1}, {32, 1, 1}, out);
+  RunResult x;
+  x.cycles = r.last.cycles;
+  x.out = r.download<uint32_t>(out, 1)[0];
+  x.sm0 = r.stats["sm[0]"];
+  if (mode != "none") {  // the checker: no operand is ever read while not ON
+    EXPECT_EQ(x.gr("off_reads"), 0u) << mode;
+    EXPECT_EQ(x.gr("sleep_reads"), 0u) << mode;
+  }
+  return x;
+}
+
+const std::function<std::string(uint32_t)> kChain = [](uint32_t) {
+  return std::string("add.s32 %r1, %r1, %r2;");
+};
+
+TEST(GreenerTiming, OffMeansAbsentAndBaselineKeepsTiming) {
+  const RunResult none = run("none", 10, kChain);
+  EXPECT_FALSE(none.sm0.contains("greener"));
+  EXPECT_FALSE(none.sm0["stall"]["values"].contains("wake_up"));
+  const RunResult base = run("baseline", 10, kChain);
+  EXPECT_EQ(base.cycles, none.cycles);
+  EXPECT_EQ(base.wake_slots(), 0u);
+  EXPECT_EQ(base.sm0["greener"]["transitions"]["total"].get<uint64_t>(), 0u);
+  // Functional results are the same in every mode: 1 + 10 x 2 + 3.
+  for (const char* m : {"none", "baseline", "sleep_reg", "comp_opt", "greener"})
+    EXPECT_EQ(run(m, 10, kChain).out, 24u) << m;
+}
+
+// Sleep-Reg puts every register to SLEEP after each access: each add of the dependent chain
+// finds %r1 (written back, then SLEEP) and %r2 (read, then SLEEP) asleep when its RAW hazard
+// clears and waits wake_sleep more cycles, both waking together. The analysis keeps them ON
+// (next access at distance 1), so comp_opt/greener run the chain at the ALU latency.
+TEST(GreenerTiming, SleepWakeUpStallIsExact) {
+  for (uint32_t x : {1u, 3u}) {
+    const std::vector<std::string> lat = {fmt::format("greener.wake_sleep={}", x),
+                                          fmt::format("greener.wake_off={}", 2 * x)};
+    const RunResult a = run("sleep_reg", 10, kChain, lat), b = run("sleep_reg", 20, kChain, lat);
+    EXPECT_EQ(b.cycles - a.cycles, 10u * (4 + x)) << x;
+    EXPECT_EQ(b.wake_slots() - a.wake_slots(), 10u * x) << x;   // one scheduler slot per cycle
+    EXPECT_EQ(b.trans("sleep_on") - a.trans("sleep_on"), 20u);  // %r1 and %r2 per add
+    for (const char* m : {"baseline", "comp_opt", "greener"}) {
+      const RunResult c = run(m, 10, kChain, lat), d = run(m, 20, kChain, lat);
+      EXPECT_EQ(d.cycles - c.cycles, 10u * 4) << m;
+    }
+  }
+}
+
+// comp_opt starts a warp's registers OFF (not live, no access yet): each of the four setup
+// movs writes an OFF register and waits wake_off cycles for it (one warp: nothing overlaps).
+TEST(GreenerTiming, OffWakeUpStallIsExact) {
+  const RunResult a = run("comp_opt", 10, kChain, {"greener.wake_off=2"});
+  const RunResult b = run("comp_opt", 10, kChain, {"greener.wake_off=6"});
+  EXPECT_EQ(a.trans("off_on"), 4u);
+  EXPECT_EQ(b.trans("off_on"), 4u);
+  EXPECT_EQ(b.cycles - a.cycles, 4u * (6 - 2));
+}
+
+// The run-time lookup table. Two interleaved chains with immediate sources: add %r1 and add
+// %r3 alternate, so each register's next access is 2 instructions on. With W = 1 that is far:
+// the analysis puts the destination to SLEEP after write-back, and comp_opt pays a 1-cycle
+// wake-up per add on the %r1 chain's critical path (latency 4 + 1 per pair of adds). GREENER
+// finds the next add of the same chain already decoded in the instruction buffer when the
+// result is written back and keeps the register ON: exactly the baseline timing, one table
+// hit per add.
+TEST(GreenerTiming, LookupTableKeepsRegisterOn) {
+  const std::function<std::string(uint32_t)> alt = [](uint32_t k) {
+    return std::string(k % 2 ? "add.s32 %r3, %r3, 1;" : "add.s32 %r1, %r1, 1;");
+  };
+  const std::vector<std::string> w1 = {"greener.window=1"};
+  const RunResult c10 = run("comp_opt", 10, alt, w1), c20 = run("comp_opt", 20, alt, w1);
+  const RunResult g10 = run("greener", 10, alt, w1), g20 = run("greener", 20, alt, w1);
+  const RunResult b10 = run("baseline", 10, alt, w1), b20 = run("baseline", 20, alt, w1);
+  EXPECT_EQ(b20.cycles - b10.cycles, 5u * 4);
+  EXPECT_EQ(c20.cycles - c10.cycles, 5u * (4 + 1));
+  EXPECT_EQ(g20.cycles - g10.cycles, 5u * 4);
+  EXPECT_EQ(g20.gr("lut_hits") - g10.gr("lut_hits"), 10u);
+  EXPECT_EQ(c20.gr("lut_hits"), 0u);  // comp_opt has no table
+  EXPECT_EQ(c20.trans("on_sleep") - c10.trans("on_sleep"), 10u);
+  EXPECT_EQ(g20.trans("on_sleep") - g10.trans("on_sleep"), 0u);
+  // With W = 3 the analysis already says ON: no lookups are needed.
+  const RunResult h10 = run("greener", 10, alt), h20 = run("greener", 20, alt);
+  EXPECT_EQ(h20.cycles - h10.cycles, 5u * 4);
+  EXPECT_EQ(h20.gr("lut_lookups"), h10.gr("lut_lookups"));
+}
+
+TEST(GreenerTiming, NeedsArchitecturalRegisters) {
+  try {
+    testing::TimingRunner r(testing::timing_params({"greener.mode=greener"}));
+    ADD_FAILURE() << "greener.mode without architectural numbering was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("sm.register_numbering=architectural"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
