@@ -18,7 +18,7 @@ struct GreenerParams {
   uint32_t enc_src = 2, enc_dst = 1;
   uint32_t lut_entries = 0;
   uint32_t tech_nm = 22;
-  double leak_on_uw = 6.9;
+  double leak_on_uw = 7.0;
   double sleep_ratio = 0.25, off_ratio = 0.05;
   double routing_ratio = 1.276;
   double e_sleep_nj = 0.0373, e_off_nj = 0.11774;
@@ -69,8 +69,8 @@ struct GreenerParams {
         .one_of(std::vector<uint32_t>{22, 32, 45});
     d.param("leak_on_uw", leak_on_uw, "uW",
             "Leakage of one ON warp register (32 lanes x 32 bit) at 22 nm",
-            "calibrated: simtlab power --gpu fermi-c2050 --set sm.registers=65536 --set "
-            "power.tech_nm=22 gives 0.1977 W register-file leakage for 14 SMs = 6.9 uW per "
+            "calibrated: simtlab power --gpu configs/kepler-k20x-greener.yaml (22 nm, 64K "
+            "registers, 32 banks) gives 0.2017 W register-file leakage for 14 SMs = 7.0 uW per "
             "warp register (2048 per SM); the thesis gives no absolute value")
         .range(0.0, 1e6);
     d.param("sleep_ratio", sleep_ratio, "fraction",
