@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 
 #include "ext/greener/analysis.h"
+#include "func/memory.h"
+#include "func/module.h"
+#include "func/regcheck.h"
 #include "tests/unit/timing/timing_harness.h"
 
 namespace simtlab::ext::greener {
@@ -309,6 +312,35 @@ TEST(GreenerTiming, LookupTableKeepsRegisterOn) {
   const RunResult h10 = run("greener", 10, alt), h20 = run("greener", 20, alt);
   EXPECT_EQ(h20.cycles - h10.cycles, 5u * 4);
   EXPECT_EQ(h20.gr("lut_lookups"), h10.gr("lut_lookups"));
+}
+
+// The analysis on a decoded program (SASS-model registers): the states `simtlab ptx greener`
+// prints and the timing model applies.
+TEST(GreenerAnalysis, ProgramStatesOnDecodedKernel) {
+  const std::function<std::string(uint32_t)> alt = [](uint32_t k) {
+    return std::string(k % 2 ? "add.s32 %r3, %r3, 1;" : "add.s32 %r1, %r1, 1;");
+  };
+  func::GlobalMemory mem;
+  func::LoadedModule lm(mem, {{kernel(4, alt), "greener_test.ptx"}});
+  const func::Program* p = lm.kernel("k");
+  ASSERT_NE(p, nullptr);
+  const auto am = func::build_arch_map(*p, 255);
+  const uint32_t body = p->funcs[0].begin + 4;  // after the four setup movs
+  ASSERT_EQ(am->pc[body].ndst, 1u);
+  ASSERT_EQ(am->pc[body].nsrc, 1u);  // %r1 (the immediate needs no register)
+  const auto w1 = program_states(*p, *am, 1, 2, 1);
+  const auto w3 = program_states(*p, *am, 3, 2, 1);
+  // Next access of %r1 two instructions on: far with W = 1 (live: SLEEP), near with W = 3.
+  EXPECT_EQ(w1->dst_state(body, 0), PState::sleep);
+  EXPECT_EQ(w3->dst_state(body, 0), PState::on);
+  EXPECT_EQ(w1->src_state(body, 0), PState::sleep);
+  // The final store reads %r1 for the last time: OFF.
+  const uint32_t st = p->funcs[0].end - 2;  // st.global, then ret
+  ASSERT_EQ(p->code[st].in->op, ptx::Op::st);
+  for (unsigned i = 0; i < am->pc[st].nsrc; ++i) EXPECT_EQ(w3->src_state(st, i), PState::off);
+  const std::string text = annotate(*p, *am, 3);
+  EXPECT_NE(text.find("W = 3"), std::string::npos);
+  EXPECT_NE(text.find("=OFF"), std::string::npos);
 }
 
 TEST(GreenerTiming, NeedsArchitecturalRegisters) {
