@@ -80,6 +80,16 @@ bool Simulation::step(bool* progress) {
     if (c->pending_wake_ <= now_) c->pending_wake_ = kNever;
     c->wake();
   }
+  // A sleeping domain whose edges fell between the previous step and now (no jump: another
+  // domain's edge came first) counts them here, before the tick, so that a component woken
+  // for an edge at exactly now_ is ticked at it.
+  for (ClockDomain* d : domain_ptrs_) {
+    while (d->next_edge_ < now_) {
+      d->current_edge_ = d->next_edge_;
+      ++d->cycle_;
+      d->next_edge_ += d->period_;
+    }
+  }
   bool any = false;
   for (ClockDomain* d : domain_ptrs_) {
     if (d->next_edge_ != now_) continue;

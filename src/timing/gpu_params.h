@@ -225,6 +225,9 @@ struct GpuParams {
     d.group("classify", sm.classify,
             "Uniform/affine/variant value classifier, statistics only (src/ext/classify)");
     d.group("d2ma", sm.d2ma, "D2MA data-parallel DMA engine per SM (src/ext/d2ma)");
+    d.group("greener", sm.greener,
+            "GREENER register power states and register-file leakage (src/ext/greener, thesis "
+            "ch. 4)");
   }
   /// Rules between groups (keys relative to the root).
   std::vector<config::Issue> validate() const {
@@ -233,6 +236,10 @@ struct GpuParams {
       r.push_back({"rfc.enable",
                    "needs sm.scheduler=two_level: the register-file cache holds entries only "
                    "for the warps of the two-level scheduler's active pool (Gebhart et al. 2011)"});
+    if (sm.greener.on() && sm.register_numbering != "architectural")
+      r.push_back({"greener.mode",
+                   "needs sm.register_numbering=architectural: GREENER's states belong to "
+                   "architectural (SASS) registers, as its PTXPlus analysis did (thesis 4.2)"});
     return r;
   }
 };

@@ -7,6 +7,10 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "ext/greener/analysis.h"
+#include "func/memory.h"
+#include "func/module.h"
+#include "func/regcheck.h"
 #include "ptx/dump.h"
 #include "ptx/fatbin.h"
 #include "ptx/parser.h"
@@ -153,6 +157,31 @@ void add_ptx_commands(CLI::App& app) {
       fatal("no function '{}' in {} (defined:{})", regs_kernel, regs_file, names);
     }
   });
+
+  // ---- GREENER (issue #18, src/ext/greener): the lead folds this into `ptx passes` ----
+  auto* gr = ptx->add_subcommand(
+      "greener", "GREENER register power states per instruction (thesis ch. 4 analysis)");
+  static std::string gr_file, gr_kernel;
+  static uint32_t gr_w = 3, gr_src = 2, gr_dst = 1, gr_cap = 255;
+  gr->add_option("file", gr_file, "PTX file")->required()->check(CLI::ExistingFile);
+  gr->add_option("--kernel,-k", gr_kernel, "kernel name")->required();
+  gr->add_option("--window,-W", gr_w, "threshold distance W in instructions (default 3)");
+  gr->add_option("--enc-src", gr_src, "source operands that carry a state (default 2)");
+  gr->add_option("--enc-dst", gr_dst, "destination operands that carry a state (default 1)");
+  gr->add_option("--cap", gr_cap, "registers per thread (SASS-model allocation cap)");
+  gr->callback([] {
+    func::GlobalMemory mem;
+    func::LoadedModule lm(mem, {{read_file(gr_file), gr_file}});
+    const func::Program* p = lm.kernel(gr_kernel);
+    if (!p) {
+      std::string names;
+      for (const auto& n : lm.kernel_names()) names += " " + n;
+      fatal("no kernel '{}' in {} (kernels:{})", gr_kernel, gr_file, names);
+    }
+    const auto am = func::build_arch_map(*p, gr_cap);
+    std::cout << ext::greener::annotate(*p, *am, gr_w, gr_src, gr_dst);
+  });
+  // ---- end GREENER ----
 
   auto* dump = ptx->add_subcommand("dump", "Print the decoded IR of every function");
   static std::string dump_file;

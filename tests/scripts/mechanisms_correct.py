@@ -24,6 +24,9 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   classify     classify.enable=true (value classifier statistics, issue #22)
   share_reg    sm.scheduler=owf sharing.mode=reg sharing.reorder=true sharing.dyn=true (#16)
   share_smem   sm.shared_bytes=16K with sm.scheduler=owf sharing.mode=smem (baseline: 16K)
+  greener      sm.register_numbering=architectural greener.mode=greener (#18; register power
+               states only gate timing and energy)
+  sleep_reg    sm.register_numbering=architectural greener.mode=sleep_reg (#18)
 """
 import argparse
 import concurrent.futures as cf
@@ -49,6 +52,8 @@ MECHS = {
     "share_smem": (["sm.shared_bytes=16K"], ["sm.shared_bytes=16K", "sm.scheduler=owf",
                                              "sharing.mode=smem"]),
     "classify": ([], ["classify.enable=true"]),
+    "greener": ([], ["sm.register_numbering=architectural", "greener.mode=greener"]),
+    "sleep_reg": ([], ["sm.register_numbering=architectural", "greener.mode=sleep_reg"]),
 }
 
 # Programs that behave differently under independent thread scheduling by design: with sim.its

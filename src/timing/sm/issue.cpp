@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "ext/classify/classify.h"
 #include "ext/d2ma/d2ma.h"
+#include "ext/greener/greener.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
 #include "ext/rfc/last_use.h"
@@ -186,6 +187,10 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
       if (ap->reload_words && w.reloaded_pc != pc)
         return issue_spill(w, kc, pc, false, now, issued);
       if (hazard_arch(w, d, *ap)) return Stall::scoreboard;
+      if (greener_) {  // GREENER: RAR/WAR reservations, operands ON (else wake them)
+        const Stall g = greener_->check(w, pc, *ap, fw.frame().reg_base, now);
+        if (g != Stall::issued) return g;
+      }
     } else if (hazard(w, d)) {
       return Stall::scoreboard;
     }
@@ -263,6 +268,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
     ++v[a];
     ++w.pending_writes;
   }
+  if constexpr (kExt)
+    if (greener_ && ap) greener_->on_issue(w, pc, *ap, fr.reg_base, f.age, now);
   if (f.pcc && uk == UnitKind::ldst)
     for (unsigned i = 0; i < f.ndst; ++i) {
       if (f.dst_pred[i]) continue;
@@ -410,6 +417,7 @@ template <bool kExt>
 void Sm::issue_impl(uint64_t now) {
   if constexpr (kExt) {
     for (auto& q : policies_) q->begin_issue(now, warps_);
+    if (greener_) greener_->begin_cycle();
     if (sharing_) {
       sharing_->begin_cycle(now, stalls_[size_t(Stall::mem_pipeline)] +
                                      stalls_[size_t(Stall::collector_full)] +

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "ext/greener/greener.h"
 #include "timing/sm/sm.h"
 #include "timing/trace.h"
 
@@ -34,6 +35,7 @@ void Sm::collect(uint64_t now) {
       }
     }
     f.nreads = left;
+    if (greener_ && !left) greener_->on_read(f.w->slot, f.age, now);  // GREENER: source states
     if (blocked) {
       ++bank_conflicts_;
       if (f.pcc) ++f.pcc->rf_bank_conflicts;

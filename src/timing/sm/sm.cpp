@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "ext/classify/classify.h"
 #include "ext/d2ma/d2ma.h"
+#include "ext/greener/greener.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
 #include "ext/rfc/rfc.h"
@@ -47,9 +48,9 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
                                "Thread instructions executed (active lanes)")),
       issue_slots_(
           g_.counter("issue_slots", "slots", "Scheduler issue slots (schedulers x cycles)")),
-      stalls_(g_.vector("stall", "slots",
-                        "Why each scheduler slot did or did not issue (sums to issue_slots)",
-                        stall_labels(sm_policies_on(p) || p.sharing.on(), p.sharing.on()))),
+      stalls_(g_.vector(
+          "stall", "slots", "Why each scheduler slot did or did not issue (sums to issue_slots)",
+          stall_labels(sm_policies_on(p) || p.sharing.on(), p.sharing.on(), p.greener.on()))),
       resident_warp_cycles_(
           g_.counter("resident_warp_cycles", "warp-cycles", "Sum over cycles of resident warps")),
       ctas_launched_(g_.counter("ctas", "CTAs", "CTAs run on this SM")),
@@ -133,6 +134,14 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
                                 "Local-memory stores issued to spill registers");
     spill_words_ = &ra.counter("spill_words", "thread words",
                                "32-bit words moved by spill reloads and stores, per thread");
+  }
+  if (p_.greener.on()) {  // GREENER (src/ext/greener)
+    if (!arch_regs_)
+      throw UserError(
+          "greener.mode needs sm.register_numbering=architectural: its power states belong to "
+          "architectural registers");
+    greener_ = std::make_unique<ext::greener::SmGreener>(p_.greener, p_.num_warps,
+                                                         p_.registers / p_.warp_size, g_);
   }
   port_->set_waiter(this);
   if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
@@ -290,6 +299,8 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.pending_writes = 0;
     w.reloaded_pc = w.spill_store_pc = WarpSlot::kNoPc;
     w.pending_long = 0;
+    if (greener_ && k->arch)  // GREENER: the warp's registers (its CTA's allocation)
+      greener_->on_warp_launch(w, *k->launch->prog, *k->arch, n.regs / p_.warp_size / n.warps, now);
     if (w.func_done) {
       retire_warp(w);
       continue;
@@ -319,6 +330,7 @@ uint32_t Sm::take_finished_ctas() {
 void Sm::retire_warp(WarpSlot& w) {
   scheds_[w.sched]->remove(&w);
   if (sharing_) sharing_->on_warp_exit(w);
+  if (greener_) greener_->on_warp_retire(w, cycle());
   w.active = false;
   CtaSlot& c = *w.cta;
   --used_warps_;
@@ -374,6 +386,7 @@ void Sm::account_skipped(uint64_t k) {
     resident_warp_cycles_ += k * used_warps_;
   }
   issue_slots_ += k * p_.num_schedulers;
+  if (greener_) greener_->account(k);
   for (Stall r : last_reasons_) stalls_[size_t(r)] += k;
   if (pc_stats_)
     for (const PcSlot& ps : last_pc_) charge_pc_slots(ps, k);
@@ -386,6 +399,7 @@ uint64_t Sm::next_event(uint64_t now) const {
     next = std::min(next, std::max(r, now + 1));
   if (!wb_times_.empty()) next = std::min(next, std::max(wb_times_.top(), now + 1));
   if (l1i_->has_miss()) return now + 1;
+  if (greener_) next = std::min(next, greener_->next_wake(now));
   next = std::min(next, std::max(l1i_->next_ready(), now + 1));
   for (const WarpSlot& w : warps_) {
     if (!w.active) continue;
@@ -419,6 +433,7 @@ bool Sm::tick() {
     resident_warp_cycles_ += used_warps_;
   }
   issue_slots_ += p_.num_schedulers;
+  if (greener_) greener_->account(1);
   if (mem) {
     last_progress_ = now;
     active_this_cycle_ = true;

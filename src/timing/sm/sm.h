@@ -62,6 +62,9 @@ class SimtStats;
 namespace d2ma {
 class Engine;
 }
+namespace greener {
+class SmGreener;
+}
 }  // namespace simtlab::ext
 
 namespace simtlab::timing {
@@ -244,6 +247,10 @@ class Sm : public sim::Component {
   bool d2ma_idle() const;
   void set_d2ma_trace(TraceSink* t);
   // ---- end D2MA ----
+
+  // GREENER (greener.mode != none, src/ext/greener), else null.
+  std::unique_ptr<ext::greener::SmGreener> greener_;
+
   bool demote_long_only_ = false;  // sm.two_level_demote=long_latency
 
   static constexpr uint32_t kWheel = 4096;

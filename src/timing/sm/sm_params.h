@@ -11,6 +11,7 @@
 #include "ext/classify/classify_params.h"
 #include "ext/d2ma/d2ma_params.h"
 #include "ext/dyncta/dyncta_params.h"
+#include "ext/greener/greener_params.h"
 #include "ext/mrpb/mrpb_params.h"
 #include "ext/rfc/rfc_params.h"
 #include "ext/sharing/sharing_params.h"
@@ -98,6 +99,9 @@ struct SmParams {
   bool divergence_stats = false;  // sim.divergence_stats, copied by Gpu: the simt group
   bool its = false;  // sim.its, copied here by Gpu (not a key of sm.*): the its stats group
   D2maParams d2ma;   // top-level group d2ma.* (src/ext/d2ma)
+
+  // GREENER (src/ext/greener, thesis ch. 4): top-level group greener.*
+  GreenerParams greener;
 
   static CacheParams l1d_defaults() { return CacheParams{}; }
   static CacheParams l1c_defaults() {

@@ -25,15 +25,19 @@ enum class Stall : uint8_t {
                    // label exists only when one is on (closest to issuing: ranks after issued)
   lock_wait,       // resource sharing (src/ext/sharing): waiting for a shared register or
                    // scratchpad pair lock; the label exists only with sharing.mode != none
+  wake_up,         // GREENER (src/ext/greener): an operand register is waking from SLEEP/OFF;
+                   // the label exists only with greener.mode != none
   count_
 };
 
-inline std::vector<std::string> stall_labels(bool with_throttled = false, bool with_lock = false) {
+inline std::vector<std::string> stall_labels(bool with_throttled = false, bool with_lock = false,
+                                             bool with_wake = false) {
   std::vector<std::string> v = {"issued",    "mem_pipeline", "collector_full",
                                 "unit_busy", "scoreboard",   "barrier",
                                 "control",   "fetch",        "idle"};
-  if (with_throttled || with_lock) v.push_back("throttled");
-  if (with_lock) v.push_back("lock_wait");
+  if (with_throttled || with_lock || with_wake) v.push_back("throttled");
+  if (with_lock || with_wake) v.push_back("lock_wait");
+  if (with_wake) v.push_back("wake_up");  // (labels are positional: the two above come along)
   return v;
 }
 
@@ -42,6 +46,7 @@ inline std::vector<std::string> stall_labels(bool with_throttled = false, bool w
 constexpr unsigned stall_rank(Stall s) {
   return s == Stall::throttled || s == Stall::lock_wait ? 1
          : s == Stall::issued                           ? 0
+         : s == Stall::wake_up                          ? 2 * unsigned(Stall::scoreboard) - 1
                                                         : 2 * unsigned(s);
 }
 

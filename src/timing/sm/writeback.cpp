@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "ext/greener/greener.h"
 #include "ext/rfc/rfc.h"
 #include "timing/sm/sm.h"
 #include "timing/trace.h"
@@ -57,6 +58,7 @@ void Sm::release(const Writeback& wb, uint64_t now) {
     if (v[wb.dst[i]]) --v[wb.dst[i]];
     if (w.pending_writes) --w.pending_writes;
     if (wb.dst_pred[i]) continue;
+    if (greener_) greener_->on_write(wb.warp, wb.dst[i], wb.dst_w[i], now);  // GREENER
     if (rfc_) {  // register-file cache: only an MRF write (direct or live eviction) takes a bank
       const int64_t mrf = rfc_->write(w.slot, wb.dst[i]);
       if (mrf >= 0) bank_busy_[bank_of(uint32_t(mrf), w.slot)] = 1;
