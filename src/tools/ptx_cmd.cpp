@@ -1,6 +1,7 @@
 // The `simtlab ptx` subcommands: check, cfg, dump and regs (see add_ptx_commands).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -11,6 +12,7 @@
 #include "ptx/fatbin.h"
 #include "ptx/parser.h"
 #include "ptx/regalloc.h"
+#include "ptx/relssp.h"
 #include "tools/commands.h"
 
 namespace simtlab::tools {
@@ -152,6 +154,58 @@ void add_ptx_commands(CLI::App& app) {
         if (g.defined) names += " " + g.name;
       fatal("no function '{}' in {} (defined:{})", regs_kernel, regs_file, names);
     }
+  });
+
+  // `ptx passes`: run compiler passes by name and print the transformed kernel. A small
+  // dispatch: each pass name maps to a function over the module and the kernel.
+  auto* passes = ptx->add_subcommand(
+      "passes",
+      "Run PTX passes (relssp, relssp-postdom, minimize, split-critical) on a kernel "
+      "and print the transformed code");
+  static std::string passes_file, passes_kernel;
+  static std::vector<std::string> passes_list;
+  static double passes_t = 0.1;
+  passes->add_option("file", passes_file, "PTX file")->required()->check(CLI::ExistingFile);
+  passes->add_option("--kernel,-k", passes_kernel, "kernel name")->required();
+  passes
+      ->add_option("--pass,-p", passes_list,
+                   "passes in order, comma-separated: relssp (opt placement), relssp-postdom, "
+                   "minimize (shared-region variable layout), split-critical")
+      ->delimiter(',')
+      ->required();
+  passes->add_option("--threshold,-t", passes_t, "sharing threshold t (private fraction)");
+  passes->callback([] {
+    ptx::Module m = load({passes_file});
+    const ptx::Function* kf = m.find_function(passes_kernel);
+    if (!kf || !kf->defined) fatal("no function '{}' in {}", passes_kernel, passes_file);
+    ptx::Function& f = m.funcs[m.func_index.at(passes_kernel)];
+    std::string notes;
+    auto relssp = [&](ptx::RelsspOptions::Mode mode, bool minimize) {
+      ptx::RelsspOptions o;
+      o.mode = mode;
+      o.minimize = minimize;
+      o.t = passes_t;
+      auto reps = ptx::run_relssp_passes(m, o);
+      reps.erase(
+          std::remove_if(reps.begin(), reps.end(),
+                         [](const ptx::RelsspReport& r) { return r.kernel != passes_kernel; }),
+          reps.end());
+      notes += ptx::format_relssp_reports(m, reps);
+    };
+    for (const std::string& p : passes_list) {
+      if (p == "relssp")
+        relssp(ptx::RelsspOptions::Mode::opt, false);
+      else if (p == "relssp-postdom")
+        relssp(ptx::RelsspOptions::Mode::postdom, false);
+      else if (p == "minimize")
+        relssp(ptx::RelsspOptions::Mode::none, true);
+      else if (p == "split-critical")
+        notes += fmt::format("// split-critical: {} edges split\n",
+                             ptx::split_edges(f, ptx::critical_edges(f)));
+      else
+        fatal("unknown pass '{}' (relssp, relssp-postdom, minimize, split-critical)", p);
+    }
+    std::cout << notes << ptx::dump_function(m, f);
   });
 
   auto* dump = ptx->add_subcommand("dump", "Print the decoded IR of every function");
