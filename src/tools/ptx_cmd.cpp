@@ -1,4 +1,4 @@
-// The `simtlab ptx` subcommands: check, cfg, dump and regs (see add_ptx_commands).
+// The `simtlab ptx` subcommands: check, cfg, passes, dump and regs (see add_ptx_commands).
 #include <fmt/format.h>
 
 #include <algorithm>
