@@ -33,7 +33,7 @@ def main():
     order, variants = [], []
     for r in rows:
         key = (r["workload"], r["kernel_base"])
-        s = [x for x in sets.get(key, []) if x.startswith("thesis-ch3-set")]
+        s = [x for x in sets.get(key, []) if x.startswith("thesis-ch3-")]
         if not s:
             continue
         if key not in order:
