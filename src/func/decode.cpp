@@ -428,9 +428,12 @@ std::unique_ptr<Program> decode_kernel(const LoadedModule& m, uint32_t func_inde
 
 // ---- LoadedModule ------------------------------------------------------------------------------
 
-LoadedModule::LoadedModule(GlobalMemory& mem, const std::vector<PtxSource>& sources) : mem_(mem) {
+LoadedModule::LoadedModule(GlobalMemory& mem, const std::vector<PtxSource>& sources,
+                           const std::function<void(ptx::Module&)>& pass)
+    : mem_(mem) {
   for (const auto& s : sources) add_translation_unit(ir_, s.text, s.name);
   finalize_module(ir_);
+  if (pass) pass(ir_);
   // Allocate module-scope .global and .const variables.
   for (uint32_t vi = 0; vi < ir_.vars.size(); ++vi) {
     const Variable& v = ir_.vars[vi];

@@ -55,7 +55,7 @@ void Device::fill(Addr dst, uint8_t value, uint64_t n) {
 }
 
 LoadedModule& Device::load_module(const std::vector<PtxSource>& sources) {
-  modules_.push_back(std::make_unique<LoadedModule>(mem_, sources));
+  modules_.push_back(std::make_unique<LoadedModule>(mem_, sources, opt_.module_pass));
   return *modules_.back();
 }
 

@@ -73,6 +73,9 @@ void h_trap(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
 
 void h_nop(ExecContext&, Warp&, const DInst&, LaneMask) {}
 
+/// relssp (thesis ch. 3): release bits per lane; the CTA's release fires when all are set.
+void h_relssp(ExecContext& cx, Warp& w, const DInst&, LaneMask e) { relssp_arrive(cx, w, e); }
+
 /// bar.warp.sync membermask: a no-op under the SIMT stack (the warp runs in lockstep); under
 /// independent thread scheduling the thread group waits for the other members.
 void h_bar_warp(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
@@ -173,6 +176,8 @@ Handler select_ctrl(const Instruction& in) {
     case Op::nanosleep:
     case Op::pmevent:
       return &h_nop;
+    case Op::relssp:
+      return &h_relssp;
     case Op::membar:
     case Op::fence:
       return &h_fence;

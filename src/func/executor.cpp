@@ -82,6 +82,7 @@ void init_cta(Cta& cta, const LaunchState& L, Dim3 ctaid, uint32_t linear_id, ui
   const uint32_t nwarps = (nthreads + ws - 1) / ws;
   cta.threads = nthreads;
   cta.live_threads = nthreads;
+  cta.relssp_count = cta.relssp_fires = 0;
   const uint32_t stride = uint32_t(align_up(L.local_bytes_per_thread, 16));
   cta.local.assign(size_t(stride) * nwarps * kMaxWarpSize, 0);
   cta.warps.resize(nwarps);
@@ -93,6 +94,7 @@ void init_cta(Cta& cta, const LaunchState& L, Dim3 ctaid, uint32_t linear_id, ui
     w.index = wi;
     w.cta = &cta;
     w.exited = 0;
+    w.relssp_r = w.relssp_done = 0;
     w.carry = 0;
     w.at_barrier = false;
     w.insts = 0;
@@ -472,7 +474,33 @@ void thread_exit(ExecContext& cx, Warp& w, LaneMask m) {
   m &= ~w.exited;
   w.exited |= m;
   cx.cta->live_threads -= uint32_t(__builtin_popcount(m));
+  if (cx.cta->relssp_count) relssp_exit(cx, w, m);  // relssp: exited threads count as released
   if (w.done()) barrier_recheck(cx, *cx.cta);
+}
+
+// ---- relssp (thesis ch. 3) ------------------------------------------------------------------
+
+static void relssp_check_fire(ExecContext& cx, Cta& cta) {
+  if (cta.relssp_count == 0 || cta.relssp_count < cta.live_threads) return;
+  for (auto& wp : cta.warps) wp->relssp_r = 0;  // the release fires: reset every R bit
+  cta.relssp_count = 0;
+  ++cta.relssp_fires;
+  if (cx.rec) cx.rec->relssp_release = true;
+}
+
+void relssp_arrive(ExecContext& cx, Warp& w, LaneMask lanes) {
+  const LaneMask add = lanes & ~w.relssp_r & ~w.exited;
+  w.relssp_r |= add;
+  w.relssp_done |= lanes;
+  cx.cta->relssp_count += uint32_t(__builtin_popcount(add));
+  relssp_check_fire(cx, *cx.cta);
+}
+
+void relssp_exit(ExecContext& cx, Warp& w, LaneMask m) {
+  const LaneMask gone = m & w.relssp_r;
+  w.relssp_r &= ~gone;
+  cx.cta->relssp_count -= uint32_t(__builtin_popcount(gone));
+  relssp_check_fire(cx, *cx.cta);
 }
 
 // ---- barriers ------------------------------------------------------------------------------
@@ -803,7 +831,7 @@ inline void step_impl(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     rec->exec = exec;
     rec->space = MemSpace::none;
     rec->is_load = rec->is_store = rec->is_atomic = false;
-    rec->branch = rec->divergent = rec->barrier = rec->mem_fence = false;
+    rec->branch = rec->divergent = rec->barrier = rec->mem_fence = rec->relssp_release = false;
     rec->texels.clear();
   }
   if (exec) {

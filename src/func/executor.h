@@ -47,6 +47,11 @@ void its_warp_sync(ExecContext& cx, Warp& w, LaneMask members);
 bool its_bar_arrive(Warp& w, uint32_t pc, uint32_t id, uint32_t count);
 /// Lanes `m` of `w` exit (exit / ret in the kernel).
 void thread_exit(ExecContext& cx, Warp& w, LaneMask m);
+/// relssp on lanes `lanes` of `w`: sets their release bits; when every live thread of the CTA
+/// has its bit set the release fires (bits reset, Cta::relssp_fires, record flag).
+void relssp_arrive(ExecContext& cx, Warp& w, LaneMask lanes);
+/// Threads `m` of `w` exited: they no longer hold release bits; the rest may now be complete.
+void relssp_exit(ExecContext& cx, Warp& w, LaneMask m);
 
 struct BarrierRed {
   DOp dst;

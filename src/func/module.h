@@ -3,6 +3,7 @@
 // memory), and its kernels decoded on first use.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,7 +27,8 @@ class LoadedModule {
  public:
   /// Parse and link the sources, allocate and initialize module variables. Throws
   /// DiagError/UserError on bad PTX or when global memory is exhausted.
-  LoadedModule(GlobalMemory& mem, const std::vector<PtxSource>& sources);
+  LoadedModule(GlobalMemory& mem, const std::vector<PtxSource>& sources,
+               const std::function<void(ptx::Module&)>& pass = {});
   ~LoadedModule();
   LoadedModule(const LoadedModule&) = delete;
   LoadedModule& operator=(const LoadedModule&) = delete;

@@ -42,6 +42,9 @@ struct WarpInstRecord {
   bool barrier = false;    // bar/barrier: the warp now waits (or arrived) at a CTA barrier
   bool warp_done = false;  // every thread of the warp has exited
   bool mem_fence = false;  // membar/fence
+  // relssp: this instruction completed the block's release (every live thread of the CTA has
+  // executed relssp, or the last ones that had not exited); the timing model frees the lock.
+  bool relssp_release = false;
 };
 
 }  // namespace simtlab::func

@@ -109,6 +109,9 @@ struct Warp {
   uint64_t insts = 0;       // warp instructions executed
   uint32_t hw_warp_id = 0;  // %warpid (slot on the SM)
   LoopWatch loop;
+  // relssp (thesis ch. 3, src/ext/sharing): lanes whose release bit R is set (cleared when the
+  // block's release fires) and lanes that have executed relssp at least once (the checker).
+  LaneMask relssp_r = 0, relssp_done = 0;
   std::unique_ptr<ItsState> its;  // independent thread scheduling, else null (the SIMT stack)
 
   bool done() const { return stack.empty() || (valid & ~exited) == 0; }
@@ -150,6 +153,9 @@ struct Cta {
   uint32_t live_threads = 0;
   uint32_t threads = 0;
   uint32_t sm = 0;  // %smid
+  // relssp: live threads whose release bit is set, and how often the release fired (the block's
+  // shared scratchpad region is released when every live thread has executed relssp).
+  uint32_t relssp_count = 0, relssp_fires = 0;
   bool done() const { return live_threads == 0; }
 };
 

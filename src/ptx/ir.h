@@ -267,6 +267,9 @@ struct Function {
   std::vector<int32_t> label_target;  // label index -> instruction index (== insts.size() for end)
   std::vector<Prototype> prototypes;
   std::vector<uint32_t> locals;  // function-scope variables (shared/local/param/const)
+  // Kernels: static .shared variables a layout pass moved to the high offsets (after every
+  // other one, in this order; ptx/relssp.h smem_layout=minimize). Empty = ptxas's order.
+  std::vector<uint32_t> shared_high;
   // Performance directives (0 = absent).
   Dim3 maxntid{0, 0, 0}, reqntid{0, 0, 0};
   uint32_t minnctapersm = 0, maxnreg = 0, maxclusterrank = 0;

@@ -159,6 +159,12 @@ KernelLayout layout_kernel(const Module& m, uint32_t fi) {
   add_locals(fi, false);
   for (uint32_t g : callees) add_locals(g, false);
 
+  if (!f.shared_high.empty()) {  // a layout pass's choice: these go last (ptx/relssp.h)
+    auto high = [&](uint32_t vi) {
+      return std::find(f.shared_high.begin(), f.shared_high.end(), vi) != f.shared_high.end();
+    };
+    std::stable_partition(order.begin(), order.end(), [&](uint32_t vi) { return !high(vi); });
+  }
   // 64-bit sums: each variable is at most kMaxStaticBytes (parser), so this cannot wrap.
   uint64_t off = 0;
   for (uint32_t vi : order) {

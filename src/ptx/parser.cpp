@@ -2026,6 +2026,7 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
     case Op::exit:
     case Op::trap:
     case Op::brkpt:
+    case Op::relssp:
       need_ops(0, 0);
       break;
     case Op::bar:

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "config/config.h"
+#include "ptx/relssp.h"
 #include "runtime/engine_factory.h"
 #include "runtime/loaded_memory.h"
 #include "timing/gpu/gpu.h"
@@ -85,6 +86,16 @@ Runtime::Runtime() {
   o.regalloc_check = params_.sim.regalloc_check;
   o.its = params_.sim.its;
   o.its_yield_backedges = params_.sim.its_yield_backedges;
+  if (params_.sm.sharing.passes_on()) {  // thesis ch. 3 passes at module load (ptx/relssp.h)
+    ptx::RelsspOptions ro;
+    const std::string& r = params_.sm.sharing.relssp;
+    ro.mode = r == "opt"       ? ptx::RelsspOptions::Mode::opt
+              : r == "postdom" ? ptx::RelsspOptions::Mode::postdom
+                               : ptx::RelsspOptions::Mode::none;
+    ro.minimize = params_.sm.sharing.smem_layout == "minimize";
+    ro.t = params_.sm.sharing.threshold;
+    o.module_pass = [ro](ptx::Module& m) { ptx::run_relssp_passes(m, ro); };
+  }
   dev_ = std::make_unique<func::Device>(o);
   dev_->heap().set_limit(params_.sim.heap_bytes);
   dev_->max_shared_per_block = params_.sm.max_shared_per_block;

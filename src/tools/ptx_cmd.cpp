@@ -1,6 +1,7 @@
-// The `simtlab ptx` subcommands: check, cfg, dump and regs (see add_ptx_commands).
+// The `simtlab ptx` subcommands: check, cfg, passes, dump and regs (see add_ptx_commands).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "ptx/fatbin.h"
 #include "ptx/parser.h"
 #include "ptx/regalloc.h"
+#include "ptx/relssp.h"
 #include "tools/commands.h"
 
 namespace simtlab::tools {
@@ -158,7 +160,7 @@ void add_ptx_commands(CLI::App& app) {
     }
   });
 
-  // ---- GREENER (issue #18, src/ext/greener): the lead folds this into `ptx passes` ----
+  // ---- GREENER (issue #18, src/ext/greener); also `ptx passes --pass greener` ----
   auto* gr = ptx->add_subcommand(
       "greener", "GREENER register power states per instruction (thesis ch. 4 analysis)");
   static std::string gr_file, gr_kernel;
@@ -182,6 +184,74 @@ void add_ptx_commands(CLI::App& app) {
     std::cout << ext::greener::annotate(*p, *am, gr_w, gr_src, gr_dst);
   });
   // ---- end GREENER ----
+
+  // `ptx passes`: run compiler passes by name and print the transformed kernel. A small
+  // dispatch: each pass name maps to a function over the module and the kernel.
+  auto* passes = ptx->add_subcommand(
+      "passes",
+      "Run PTX passes (relssp, relssp-postdom, minimize, split-critical, greener) on a "
+      "kernel and print the transformed code (greener: the per-instruction power states)");
+  static std::string passes_file, passes_kernel;
+  static std::vector<std::string> passes_list;
+  static double passes_t = 0.1;
+  passes->add_option("file", passes_file, "PTX file")->required()->check(CLI::ExistingFile);
+  passes->add_option("--kernel,-k", passes_kernel, "kernel name")->required();
+  passes
+      ->add_option("--pass,-p", passes_list,
+                   "passes in order, comma-separated: relssp (opt placement), relssp-postdom, "
+                   "minimize (shared-region variable layout), split-critical, greener (register "
+                   "power states of the unmodified kernel, W = --window)")
+      ->delimiter(',')
+      ->required();
+  passes->add_option("--threshold,-t", passes_t, "sharing threshold t (private fraction)");
+  static uint32_t passes_w = 3;
+  passes->add_option("--window,-W", passes_w, "GREENER threshold distance W (default 3)");
+  passes->callback([] {
+    ptx::Module m = load({passes_file});
+    const ptx::Function* kf = m.find_function(passes_kernel);
+    if (!kf || !kf->defined) fatal("no function '{}' in {}", passes_kernel, passes_file);
+    ptx::Function& f = m.funcs[m.func_index.at(passes_kernel)];
+    std::string notes;
+    bool greener = false;
+    auto relssp = [&](ptx::RelsspOptions::Mode mode, bool minimize) {
+      ptx::RelsspOptions o;
+      o.mode = mode;
+      o.minimize = minimize;
+      o.t = passes_t;
+      auto reps = ptx::run_relssp_passes(m, o);
+      reps.erase(
+          std::remove_if(reps.begin(), reps.end(),
+                         [](const ptx::RelsspReport& r) { return r.kernel != passes_kernel; }),
+          reps.end());
+      notes += ptx::format_relssp_reports(m, reps);
+    };
+    for (const std::string& p : passes_list) {
+      if (p == "relssp")
+        relssp(ptx::RelsspOptions::Mode::opt, false);
+      else if (p == "relssp-postdom")
+        relssp(ptx::RelsspOptions::Mode::postdom, false);
+      else if (p == "minimize")
+        relssp(ptx::RelsspOptions::Mode::none, true);
+      else if (p == "split-critical")
+        notes += fmt::format("// split-critical: {} edges split\n",
+                             ptx::split_edges(f, ptx::critical_edges(f)));
+      else if (p == "greener")
+        greener = true;
+      else
+        fatal("unknown pass '{}' (relssp, relssp-postdom, minimize, split-critical, greener)", p);
+    }
+    if (greener) {  // GREENER annotates the kernel as loaded (the decoded program)
+      if (passes_list.size() != 1)
+        fatal("--pass greener runs alone (it reads the kernel as loaded)");
+      func::GlobalMemory mem;
+      func::LoadedModule lm(mem, {{read_file(passes_file), passes_file}});
+      const func::Program* prog = lm.kernel(passes_kernel);
+      if (!prog) fatal("no kernel '{}' in {}", passes_kernel, passes_file);
+      std::cout << ext::greener::annotate(*prog, *func::build_arch_map(*prog, 255), passes_w, 2, 1);
+      return;
+    }
+    std::cout << notes << ptx::dump_function(m, f);
+  });
 
   auto* dump = ptx->add_subcommand("dump", "Print the decoded IR of every function");
   static std::string dump_file;

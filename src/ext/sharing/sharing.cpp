@@ -2,9 +2,13 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "base/error.h"
 #include "func/program.h"
 #include "func/record.h"
 #include "func/regcheck.h"
+#include "func/warp.h"
 #include "timing/sm/warp_slot.h"
 
 namespace simtlab::timing::sharing {
@@ -47,7 +51,19 @@ SmSharing::SmSharing(const SharingParams& p, uint32_t sm_id, uint32_t max_ctas, 
                                    "acquisition, summed over warps")),
       block_wait_cycles_(g_.counter("lock_wait_block_cycles", "block-cycles",
                                     "Per block, cycles in which at least one of its warps waited "
-                                    "for a pair lock, summed over blocks")) {
+                                    "for a pair lock, summed over blocks")),
+      relssp_fires_(g_.counter("relssp_fires", "events",
+                               "Blocks whose every live thread executed relssp (thesis ch. 3)")),
+      relssp_releases_(
+          g_.counter("relssp_releases", "locks", "Scratchpad pair locks released early by relssp")),
+      phase_before_(g_.counter("phase_unshared_before_cycles", "block-cycles",
+                               "Shared blocks: cycles from launch to the first scratchpad lock "
+                               "acquisition (or exit), Fig. 3.12")),
+      phase_shared_(g_.counter("phase_shared_cycles", "block-cycles",
+                               "Shared blocks: cycles holding the scratchpad lock (acquisition "
+                               "to relssp release or exit), Fig. 3.12")),
+      phase_after_(g_.counter("phase_unshared_after_cycles", "block-cycles",
+                              "Shared blocks: cycles from the relssp release to exit, Fig. 3.12")) {
   ctas_.resize(max_ctas);
   if (sm_id_ == p_.dyn_ref_sm) p_dyn_ = 0.0;
 }
@@ -114,6 +130,7 @@ void SmSharing::on_cta_launch(const void* kernel, const Plan& plan, const func::
   Cta& c = ctas_[cta];
   c = Cta{};
   c.active = true;
+  c.launched = now_;
   c.warps = warps;
   c.wait_since.assign(warps.size(), kNotWaiting);
   ++resident_;
@@ -207,6 +224,15 @@ void SmSharing::on_cta_exit(uint32_t cta) {
     q.smem_holder = -1;
     ++releases_;
   }
+  if (res_ == Resource::smem) {  // Fig. 3.12 phases of this shared block
+    const uint64_t end = std::max(now_, c.launched);
+    const uint64_t acq =
+        std::min(std::max(c.acquired == kNever ? end : c.acquired, c.launched), end);
+    const uint64_t rel = std::min(std::max(c.released == kNever ? end : c.released, acq), end);
+    phase_before_ += acq - c.launched;
+    phase_shared_ += rel - acq;
+    phase_after_ += end - rel;
+  }
   for (auto& h : q.reg_holder)
     if (h == c.side) h = -1;  // (released at warp exit already)
   q.holders[c.side] = 0;
@@ -257,6 +283,7 @@ bool SmSharing::smem_retry(WarpSlot& w) {
     }
     if (q.smem_holder < 0) {
       q.smem_holder = c.side;
+      if (c.acquired == kNever) c.acquired = now_;
       ++acquisitions_;
       q.owner = c.side;
       set_classes(c.pair);
@@ -269,11 +296,49 @@ bool SmSharing::smem_retry(WarpSlot& w) {
   return true;
 }
 
+SmSharing::Cta* SmSharing::cta_of(const WarpSlot& w) {
+  for (Cta& c : ctas_)
+    if (c.active && w.cta_warp < c.warps.size() && c.warps[w.cta_warp] == &w) return &c;
+  return nullptr;
+}
+
+void SmSharing::on_relssp_release(WarpSlot& w) {
+  if (res_ != Resource::smem) return;
+  ++relssp_fires_;
+  Cta* c = cta_of(w);
+  if (!c || c->pair < 0) return;
+  Pair& q = pairs_[size_t(c->pair)];
+  if (q.smem_holder != c->side) return;  // holds no lock: no effect
+  q.smem_holder = -1;
+  ++releases_;
+  ++relssp_releases_;
+  if (c->released == kNever) c->released = now_;
+  const int other = 1 - c->side;
+  if (q.member[other] >= 0) {  // the partner becomes the owner (acquires at its next access)
+    if (q.owner != other) ++transfers_;
+    q.owner = other;
+    set_classes(c->pair);
+  }
+}
+
 bool SmSharing::smem_gate(WarpSlot& w, const func::WarpInstRecord& rec) {
   if (res_ != Resource::smem) return true;
   bool shared_region = false;
-  for (uint32_t m = rec.exec; m; m &= m - 1)
-    if (rec.addr[unsigned(__builtin_ctz(m))] >= private_) shared_region = true;
+  LaneMask late = 0;  // lanes touching the shared region after their own relssp
+  for (uint32_t m = rec.exec; m; m &= m - 1) {
+    const unsigned l = unsigned(__builtin_ctz(m));
+    if (rec.addr[l] >= private_) {
+      shared_region = true;
+      late |= w.fw ? (w.fw->relssp_done & (LaneMask(1) << l)) : 0;
+    }
+  }
+  if (late && p_.relssp_check) {
+    const unsigned l = unsigned(__builtin_ctz(late));
+    throw UserError(fmt::format(
+        "sharing.relssp_check: thread {} of warp {} (SM {}) accesses shared-region offset {:#x} "
+        "at pc {} after executing relssp",
+        l, w.fw->index, sm_id_, rec.addr[l], rec.pc));
+  }
   if (!shared_region) return true;
   if (smem_retry(w)) return true;
   ++held_smem_;

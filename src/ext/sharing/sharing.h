@@ -81,6 +81,10 @@ class SmSharing {
   bool smem_gate(WarpSlot& w, const func::WarpInstRecord& rec);
   /// A held shared-memory instruction: may it proceed now (takes the lock)?
   bool smem_retry(WarpSlot& w);
+  /// relssp (thesis ch. 3): every live thread of `w`'s block has executed relssp. Releases the
+  /// block's scratchpad lock if it holds it (its partner becomes the owner and takes the lock
+  /// at its next shared-region access); no effect otherwise.
+  void on_relssp_release(WarpSlot& w);
   /// Dynamic warp execution: may `w` issue memory instruction `d` now?
   bool dyn_allow(const WarpSlot& w, const func::DInst& d);
   /// Start of a cycle: close dynamic-warp-execution windows (`stall_slots`: the SM's cumulative
@@ -113,8 +117,13 @@ class SmSharing {
     std::vector<uint64_t> wait_since;  // per warp: cycle its lock wait began (kNotWaiting)
     uint32_t waiting = 0;              // warps of the block waiting for a lock
     uint64_t block_wait_since = 0;     // cycle the first of them began waiting
+    // Scratchpad phases of a shared block (Fig. 3.12): launch, first lock acquisition, relssp
+    // release (kNever: not yet).
+    uint64_t launched = 0, acquired = kNever, released = kNever;
   };
   static constexpr uint64_t kNotWaiting = UINT64_MAX;
+  static constexpr uint64_t kNever = ~uint64_t(0);
+  Cta* cta_of(const WarpSlot& w);
   void set_classes(int32_t pair);
   // Lock-wait accounting: warp `j` of `c` failed a gate / took its lock.
   void wait_begin(Cta& c, size_t j);
@@ -139,12 +148,13 @@ class SmSharing {
   uint64_t window_ = 0, window_start_stalls_ = 0;
   uint64_t rng_;
   std::vector<std::pair<uint64_t, double>> p_trace_;
-  uint64_t now_ = 0;  // the cycle of the last begin_cycle
+  uint64_t now_ = 0;  // the SM's cycle (begin_cycle)
 
   stats::Group& g_;
   stats::Counter &shared_ctas_, &unshared_ctas_, &acquisitions_, &releases_, &transfers_,
       &held_smem_, &nonowner_insts_, &nonowner_cycles_, &dyn_denied_, &dyn_up_, &dyn_down_,
-      &lock_waits_, &warp_wait_cycles_, &block_wait_cycles_;
+      &lock_waits_, &warp_wait_cycles_, &block_wait_cycles_, &relssp_fires_, &relssp_releases_,
+      &phase_before_, &phase_shared_, &phase_after_;
 };
 
 }  // namespace sharing

@@ -20,8 +20,13 @@ struct SharingParams {
   double dyn_step = 0.1;
   uint32_t dyn_ref_sm = 0;
   uint64_t dyn_seed = 1;
+  std::string relssp = "none";
+  std::string smem_layout = "default";
+  bool relssp_check = false;
 
   bool on() const { return mode != "none"; }
+  /// Whether the ch. 3 PTX passes run at module load (src/ptx/relssp.h).
+  bool passes_on() const { return relssp != "none" || smem_layout != "default"; }
 
   void describe(config::Describer& d) {
     d.param("mode", mode, "",
@@ -57,6 +62,24 @@ struct SharingParams {
     d.param("dyn_seed", dyn_seed, "", "Seed of the per-SM random draws (deterministic)",
             "assumption: any fixed seed; runs are reproducible")
         .range(0, ~uint64_t(0));
+    d.param("relssp", relssp, "",
+            "Compiler pass at module load (thesis ch. 3): none; opt = relssp placed by the "
+            "backward Safe/INS analysis (eq. 3.1/3.2, critical edges split with a real bra, moved "
+            "to just after the last shared-region access in a block); postdom = one relssp at "
+            "the nearest common post-dominator of the last-access blocks. The release frees the "
+            "block's scratchpad pair lock early (with sharing.mode=smem). Off by default",
+            "Jatala thesis ch. 3, sections 3.3-3.4 (Shared-OWF-OPT / Shared-OWF-PostDom)")
+        .one_of({"none", "opt", "postdom"});
+    d.param("smem_layout", smem_layout, "",
+            "Scratchpad variable layout: default = ptxas order; minimize = the subset of .shared "
+            "variables whose access range is smallest is placed at the high offsets (the "
+            "shared region)",
+            "Jatala thesis ch. 3, section 3.2 (Shared-OWF-Reorder, 'Minimize')")
+        .one_of({"default", "minimize"});
+    d.param("relssp_check", relssp_check, "",
+            "Safety checker: a shared-region scratchpad access by a thread after its own relssp "
+            "is an error (sharing.mode=smem)",
+            "assumption: a debugging aid (spec 1.4 asks for an optional checker); on in tests");
   }
   std::vector<config::Issue> validate() const { return {}; }
 };

@@ -345,6 +345,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
         sharing_->count_nonowner_issue();
         nonowner_issued_ = true;
       }
+      if (rec_.relssp_release) sharing_->on_relssp_release(w);  // thesis ch. 3
       if (rec_.space == func::MemSpace::shared && !sharing_->smem_gate(w, rec_)) {
         // Executed, but it may not touch the shared scratchpad region yet: held until the
         // pair lock is free (the warp waits, Stall::lock_wait).

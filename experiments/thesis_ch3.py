@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Tables of docs/results/thesis-ch3.md from the thesis-ch3 sweep (a copy of thesis_ch2.py
+for the ch. 3 sets, plus the cycle change and the Fig. 3.12 scratchpad phases):
+for each kernel of the thesis's sets (workloads/manifest.yaml) and each variant, resident
+blocks per SM, IPC (thread instructions per cycle, summed over the kernel's launches, as
+GPGPU-Sim reports it) and the gain over the baseline variant, the geometric mean of the gains,
+and the sharing statistics (lock waits, the additional warps' progress).
+
+Usage: thesis_ch3.py SWEEP_DIR/results.csv [MANIFEST]   (default workloads/manifest.yaml)
+"""
+import collections
+import csv
+import math
+import os
+import sys
+
+import yaml
+
+
+def main():
+    rows = list(csv.DictReader(open(sys.argv[1])))
+    man = yaml.safe_load(open(sys.argv[2] if len(sys.argv) > 2 else
+                              os.path.join(os.path.dirname(__file__), "..", "workloads",
+                                           "manifest.yaml")))
+    sets = {}  # (workload, kernel) -> set names
+    for w in man.get("workloads", []):
+        for k in w.get("kernels", []):
+            sets[(w["name"], k["kernel"])] = k.get("sets", [])
+    baseline = next((r["variant"] for r in rows if r["baseline"] in ("1", "true", "True")),
+                    rows[0]["variant"] if rows else "")
+    kset = {}
+    agg = collections.defaultdict(lambda: collections.defaultdict(float))
+    order, variants = [], []
+    for r in rows:
+        key = (r["workload"], r["kernel_base"])
+        s = [x for x in sets.get(key, []) if x.startswith("thesis-ch3-")]
+        if not s:
+            continue
+        if key not in order:
+            order.append(key)
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+        a = agg[(key, r["variant"])]
+        kset[key] = s[0]
+        a["cycles"] += float(r["cycles"] or 0)
+        a["thread_insts"] += float(r["thread_insts"] or 0)
+        a["ctas"] = max(a["ctas"], float(r["ctas_per_sm"] or 0))
+        for k, col in (("lock", "stat:sm_total.stall.lock_wait"),
+                       ("slots", "stat:sm_total.issue_slots"),
+                       ("nocyc", "stat:sm_total.sharing.nonowner_active_cycles"),
+                       ("smcyc", "stat:sm_total.active_cycles"),
+                       ("idle", "stat:sm_total.stall.idle"),
+                       ("l1miss", "stat:sm_total.l1d.misses"),
+                       ("l2miss", "stat:mem.l2_total.misses"),
+                       ("ph_before", "stat:sm_total.sharing.phase_unshared_before_cycles"),
+                       ("ph_shared", "stat:sm_total.sharing.phase_shared_cycles"),
+                       ("ph_after", "stat:sm_total.sharing.phase_unshared_after_cycles"),
+                       ("rel", "stat:sm_total.sharing.relssp_releases")):
+            try:
+                a[k] += float(r.get(col) or 0)
+            except ValueError:
+                pass
+    ipc = {k: (a["thread_insts"] / a["cycles"] if a["cycles"] else 0.0) for k, a in agg.items()}
+    print("Resident blocks per SM / IPC / gain over " + baseline + ":\n")
+    print("| set | kernel | " + " | ".join(variants) + " |")
+    print("|---|---|" + "---:|" * len(variants))
+    gains = collections.defaultdict(list)
+    for key in order:
+        base = ipc.get((key, baseline), 0.0)
+        cells = []
+        for v in variants:
+            a = agg.get((key, v))
+            if not a or not a["cycles"]:
+                cells.append("–")
+                continue
+            g = ipc[(key, v)] / base - 1 if base else 0.0
+            if v != baseline:
+                gains[v].append(1 + g)
+            cells.append(f"{int(a['ctas'])} / {ipc[(key, v)]:.1f}" +
+                         ("" if v == baseline else f" / {100 * g:+.2f}%"))
+        print(f"| {kset[key].replace('thesis-ch3-', '')} | {key[0]}."
+              f"{key[1]} | " + " | ".join(cells) + " |")
+    print("| | **geomean gain** | " + " | ".join(
+        "" if v == baseline else
+        f"**{100 * (math.exp(sum(map(math.log, gains[v])) / len(gains[v])) - 1):+.2f}%**"
+        for v in variants) + " |")
+    print("\nSharing statistics (lock-wait share of issue slots; cycles in which a non-owner "
+          "warp issued, per active SM cycle; idle slots; L1D and L2 misses):\n")
+    print("| kernel | variant | lock_wait | non-owner progress | idle slots | L1D misses "
+          "| L2 misses |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for key in order:
+        for v in variants:
+            a = agg.get((key, v))
+            if not a or not a["slots"]:
+                continue
+            print(f"| {key[0]}.{key[1]} | {v} | {100 * a['lock'] / a['slots']:.1f}% "
+                  f"| {100 * a['nocyc'] / max(a['smcyc'], 1):.1f}% "
+                  f"| {100 * a['idle'] / a['slots']:.1f}% | {int(a['l1miss'])} "
+                  f"| {int(a['l2miss'])} |")
+    phases(order, variants, agg)
+
+
+def phases(order, variants, agg):
+    print("\nCycles (sum over launches) and change vs the baseline; Fig. 3.12 scratchpad phases "
+          "of shared blocks (share of block-cycles: unshared before acquiring / shared / "
+          "unshared after relssp); early releases by relssp:\n")
+    print("| kernel | variant | cycles | change | before | shared | after | relssp releases |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for key in order:
+        base = agg.get((key, variants[0]), {}).get("cycles", 0)
+        for v in variants:
+            a = agg.get((key, v))
+            if not a or not a["cycles"]:
+                continue
+            tot = a["ph_before"] + a["ph_shared"] + a["ph_after"]
+            ph = (" | ".join(f"{100 * a[k] / tot:.1f}%" for k in ("ph_before", "ph_shared",
+                                                                   "ph_after"))
+                  if tot else "– | – | –")
+            ch = f"{100 * (a['cycles'] / base - 1):+.2f}%" if base else "–"
+            print(f"| {key[0]}.{key[1]} | {v} | {int(a['cycles'])} | {ch} | {ph} "
+                  f"| {int(a['rel'])} |")
+
+
+if __name__ == "__main__":
+    main()
