@@ -43,7 +43,8 @@ TraceSink::TraceSink(const Options& o) : o_(o) {
   ctas_.resize(o_.num_sms, std::vector<std::pair<uint32_t, uint64_t>>(o_.max_ctas));
   cta_busy_.resize(o_.num_sms, std::vector<uint8_t>(o_.max_ctas, 0));
   mem_tracks_.resize(o_.num_sms);
-  for (const std::string& l : stall_labels()) names_.push_back(l);
+  static_assert(kNotSelected == uint8_t(Stall::count_), "not_selected follows the stall reasons");
+  for (const std::string& l : stall_labels(true, true, true)) names_.push_back(l);
   names_[0] = "issue";
   names_.push_back("not_selected");  // kNotSelected
 }

@@ -40,9 +40,10 @@ class TraceSink {
     uint64_t sample_window = 2000;         // cycles per sampling window
     uint32_t num_sms = 0, num_warps = 0, max_ctas = 0;
   };
-  /// Warp states of warp_state(): issue, the stall reasons (stall_labels() order after
-  /// "issued"), "not_selected" (could issue, another warp was picked) and none (no warp).
-  static constexpr uint8_t kIssue = 0, kNotSelected = 9, kNone = 255;
+  /// Warp states of warp_state(): issue, the stall reasons (Stall values, every one including
+  /// the mechanisms' throttled / lock_wait / wake_up), "not_selected" (could issue, another
+  /// warp was picked: the value after the last Stall, checked in trace.cpp) and none (no warp).
+  static constexpr uint8_t kIssue = 0, kNotSelected = 12, kNone = 255;
 
   explicit TraceSink(const Options& o);
 

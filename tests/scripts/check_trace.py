@@ -24,7 +24,7 @@ import os
 import sys
 
 REASONS = {"issue", "mem_pipeline", "collector_full", "unit_busy", "scoreboard", "barrier",
-           "control", "fetch", "idle", "not_selected"}
+           "control", "fetch", "idle", "not_selected", "throttled", "lock_wait", "wake_up"}
 
 
 def fail(msg):

@@ -39,7 +39,7 @@ std::vector<uint64_t> values(const PcCounters& c) {
 
 std::vector<std::string> pc_stats_columns() {
   std::vector<std::string> c{"execs", "thread_insts"};
-  const auto labels = stall_labels(true, true);
+  const auto labels = stall_labels(true, true, true);  // every Stall value
   for (size_t r = 0; r < size_t(Stall::count_); ++r)
     if (r != size_t(Stall::idle)) c.push_back("stall_" + labels[r]);
   c.push_back("stall_total");
