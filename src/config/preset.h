@@ -21,6 +21,11 @@
 
 namespace simtlab::config {
 
+/// The GPU `simtlab run`, `suite`, `sweep` and the runtime (SIMTLAB_GPU unset) use: a part that
+/// runs everything nvcc 13 builds by default (sm_75). The parameter defaults of the schema are
+/// the fermi-gtx480 base every preset inherits from, not this.
+inline constexpr const char* kDefaultGpu = "turing-t4";
+
 /// One value given by a preset file.
 struct PresetLeaf {
   std::string path;

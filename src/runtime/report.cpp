@@ -190,8 +190,8 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     json gpu = k.stats;
     gpu.erase("trace_events");
     json extra = json::object();
-    for (const char* key :
-         {"start_cycle", "end_cycle", "occupancy", "attribution", "registers", "sharing", "l1_shared"})
+    for (const char* key : {"start_cycle", "end_cycle", "occupancy", "attribution", "registers",
+                            "sharing", "l1_shared"})
       if (gpu.contains(key)) {
         extra[key] = gpu[key];
         gpu.erase(key);

@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/interrupt.h"
 #include "config/config.h"
+#include "config/preset.h"
 #include "ptx/relssp.h"
 #include "runtime/engine_factory.h"
 #include "runtime/loaded_memory.h"
@@ -125,7 +126,7 @@ Runtime::~Runtime() = default;
 
 void Runtime::load_config() {
   std::string gpu = env("SIMTLAB_GPU");
-  if (gpu.empty()) gpu = "fermi-gtx480";
+  if (gpu.empty()) gpu = config::kDefaultGpu;
   std::vector<std::string> sets = split(env("SIMTLAB_SET"), '\n');
   try {
     auto schema = config::schema_of<timing::GpuParams>();

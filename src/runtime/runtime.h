@@ -6,7 +6,7 @@
 // Everything below it (Device, engines, stats) is ordinary objects.
 //
 // Configuration comes from the environment that `simtlab run` sets:
-//   SIMTLAB_GPU          preset name or YAML file (default fermi-gtx480)
+//   SIMTLAB_GPU          preset name or YAML file (default config::kDefaultGpu, turing-t4)
 //   SIMTLAB_SET          newline-separated key=value overrides
 //   SIMTLAB_PRESET_DIRS  colon-separated preset directories
 //   SIMTLAB_STATS        path of the stats JSON written at exit

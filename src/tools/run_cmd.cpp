@@ -21,6 +21,7 @@
 
 #include "base/error.h"
 #include "config/config.h"
+#include "config/preset.h"
 #include "config/reference.h"
 #include "timing/gpu_params.h"
 #include "tools/commands.h"
@@ -111,7 +112,7 @@ void check_writable(const char* option, const std::string& path) {
 }
 
 struct RunOptions {
-  std::string gpu = "fermi-gtx480";
+  std::string gpu = config::kDefaultGpu;
   std::vector<std::string> sets;
   std::string mode;
   std::string stats, csv, trace, trace_window;
@@ -268,8 +269,9 @@ void add_info_command(CLI::App& app) {
     }
     std::cout << "Presets:\n";
     for (const auto& p : config::list_presets(preset_dirs()))
-      std::cout << fmt::format("  {:<14} {}{}\n", p.name, p.description,
-                               p.inherits.empty() ? "" : " (inherits " + p.inherits + ")");
+      std::cout << fmt::format("  {:<14} {}{}{}\n", p.name, p.description,
+                               p.inherits.empty() ? "" : " (inherits " + p.inherits + ")",
+                               p.name == config::kDefaultGpu ? " [default]" : "");
     std::cout << "\n";
     if (gpu.empty()) {
       std::cout << config::reference_text(schema);
@@ -288,8 +290,11 @@ std::string config_reference_markdown() {
          "this file "
          "current. Set any parameter with `simtlab run --set path=value`, or in a preset YAML file "
          "under "
-         "`configs/`.\n\n" +
-         config::reference_markdown(schema);
+         "`configs/`.\n\n"
+         "The defaults below are the built-in base values (the fermi-gtx480 preset, which every "
+         "preset inherits from); the GPU simtlab uses when none is named is the `" +
+         std::string(config::kDefaultGpu) + "` preset (`configs/" + config::kDefaultGpu +
+         ".yaml`).\n\n" + config::reference_markdown(schema);
 }
 
 }  // namespace simtlab::tools

@@ -32,6 +32,7 @@
 
 #include "base/error.h"
 #include "config/config.h"
+#include "config/preset.h"
 #include "timing/gpu/gpu.h"
 #include "timing/gpu_params.h"
 #include "tools/commands.h"
@@ -49,7 +50,7 @@ namespace {
 struct SuiteOptions {
   std::string manifest, bin_dir, out;
   std::vector<std::string> set_names, only;
-  std::string gpu = "fermi-gtx480";
+  std::string gpu = config::kDefaultGpu;
   std::vector<std::string> sets;
   std::string mode;
   bool scaled = false, no_build = false, markdown = false, keep_going = true;

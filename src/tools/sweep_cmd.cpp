@@ -43,6 +43,7 @@
 
 #include "base/error.h"
 #include "config/config.h"
+#include "config/preset.h"
 #include "tools/commands.h"
 #include "tools/manifest.h"
 #include "tools/paths.h"
@@ -167,7 +168,7 @@ Experiment load_experiment(const std::string& file, const Manifest* manifest,
   x.name = scalar(file, root, "", "experiment", "");
   if (x.name.empty()) bad(file, "experiment", "missing (the experiment's name)");
   x.description = scalar(file, root, "", "description", "");
-  const std::string gpu = scalar(file, root, "", "gpu", "fermi-gtx480");
+  const std::string gpu = scalar(file, root, "", "gpu", config::kDefaultGpu);
   const std::string mode = scalar(file, root, "", "mode", "timing");
   if (mode != "timing" && mode != "functional")
     bad(file, "mode", fmt::format("'{}' is not timing or functional", mode));
