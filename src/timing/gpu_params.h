@@ -244,15 +244,14 @@ struct GpuParams {
       auto need = [&](const char* key, uint32_t v) {
         if (v % n)
           r.push_back({std::string("sm.") + key,
-                       fmt::format("{} must be divisible by sm.sub_cores = {} (each sub-core "
+                       fmt::format("must be divisible by sm.sub_cores = {} (each sub-core "
                                    "gets an equal share)",
-                                   v, n)});
+                                   n)});
       };
       if (sm.num_schedulers != n)
-        r.push_back({"sm.num_schedulers",
-                     fmt::format("must equal sm.sub_cores = {}: each sub-core has one scheduler "
-                                 "(got {})",
-                                 n, sm.num_schedulers)});
+        r.push_back(
+            {"sm.num_schedulers",
+             fmt::format("must equal sm.sub_cores = {}: each sub-core has one scheduler", n)});
       need("num_reg_banks", sm.num_reg_banks);
       need("collector_units", sm.collector_units);
       need("num_sp_units", sm.num_sp_units);
@@ -262,8 +261,8 @@ struct GpuParams {
     }
     if (sm.max_shared_per_block_optin && sm.max_shared_per_block_optin < sm.max_shared_per_block)
       r.push_back({"sm.max_shared_per_block_optin",
-                   fmt::format("{} is below sm.max_shared_per_block = {} (0 turns opt-in off)",
-                               sm.max_shared_per_block_optin, sm.max_shared_per_block)});
+                   fmt::format("must be at least sm.max_shared_per_block = {} (0 turns opt-in off)",
+                               sm.max_shared_per_block)});
     if (sm.l1_shared_unified) {
       std::string bad;
       const std::vector<uint32_t> c = sm.carveout_bytes(&bad);

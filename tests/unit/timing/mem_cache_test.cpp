@@ -629,3 +629,25 @@ TEST(CacheFlush, FlushWritesBackDirtyLinesAndInvalidateDropsLines) {
 
 }  // namespace
 }  // namespace simtlab::timing
+
+namespace simtlab::timing {
+namespace {
+
+// Unified L1/shared carve-out: with one active way of two, a set holds one line, so the second
+// line of a set evicts the first; with both ways it stays.
+TEST_F(CacheTest, ActiveWaysLimitTheCapacity) {
+  for (uint32_t ways : {1u, 2u}) {
+    SCOPED_TRACE(ways);
+    stats::Group root("");
+    Cache c("l1d", small_params(), root);
+    c.set_active_ways(ways);
+    EXPECT_EQ(c.active_ways(), ways);
+    warm(c, 0x0000, 0);  // set 0
+    warm(c, 0x0200, 1);  // set 0 again (4 sets x 128 B)
+    EXPECT_EQ(c.access(load(1, 0x0000), 10).status,
+              ways == 1 ? AccessStatus::miss : AccessStatus::hit);
+  }
+}
+
+}  // namespace
+}  // namespace simtlab::timing

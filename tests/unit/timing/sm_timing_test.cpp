@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/error.h"
 #include "ptx/parser.h"
 #include "ptx/regalloc.h"
 #include "tests/unit/timing/timing_harness.h"
@@ -403,6 +404,62 @@ TEST(SmTiming, SameAddressAtomicsOfOneWarpAreSerialisedAtTheAtomicUnit) {
   EXPECT_EQ(partition_total(*distinct9, "atomic_ops"), 32u);
   EXPECT_EQ(partition_total(*distinct9, "atomic_serialized_ops"), 0u);
   EXPECT_EQ(partition_total(*distinct9, "atomic_busy_cycles"), 1u);
+}
+
+// Sub-cores (sm.sub_cores, Volta whitepaper): a warp uses only its sub-core's units. Five warps
+// of independent adds on 4 schedulers and 4 SP units with an initiation interval of 2; 120 more
+// adds per warp (long enough that the kernel's start and end overlap in both runs):
+// - shared units (sub_cores=0): 600 extra adds over 4 units that each take one every 2 cycles
+//   -> 2 per cycle -> 300 more cycles (scheduler 0's 240 adds at 1 per cycle are not the limit);
+// - 4 sub-cores: warps 0 and 4 share sub-core 0 and its single unit -> 240 adds x 2 cycles =
+//   480 more cycles, while sub-cores 1-3 finish their 120 in 240.
+TEST(SmTiming, SubCoresPartitionTheExecutionUnits) {
+  auto indep = [](uint32_t k) { return fmt::format("add.s32 %r{}, %r60, 1;", 3 + k % 8); };
+  auto delta = [&](uint32_t sub_cores) {
+    const auto sets = base_sets({"sm.num_schedulers=4", "sm.num_sp_units=4", "sm.num_sfu_units=4",
+                                 "sm.collector_units=8", "sm.int_alu.interval=2",
+                                 "sm.scheduler=lrr", fmt::format("sm.sub_cores={}", sub_cores)});
+    return run_cycles(sets, kernel(240, indep), 160) - run_cycles(sets, kernel(120, indep), 160);
+  };
+  EXPECT_EQ(delta(0), 300u);
+  EXPECT_EQ(delta(4), 480u);
+}
+
+// Sub-cores own a slice of the register banks: with 16 banks and 4 sub-cores a warp sees 4
+// banks, so %r1 and %r5 now collide (they did not among 16) while %r1 and %r2 still do not.
+TEST(SmTiming, SubCoresSliceTheRegisterBanks) {
+  const auto sets = base_sets({"sm.num_reg_banks=16", "sm.int_alu.latency=4", "sm.num_schedulers=4",
+                               "sm.num_sp_units=4", "sm.num_sfu_units=4", "sm.collector_units=8",
+                               "sm.sub_cores=4"});
+  auto no_conflict = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r2;"); };
+  auto conflict = [](uint32_t) { return std::string("add.s32 %r1, %r1, %r5;"); };
+  const uint64_t a =
+      run_cycles(sets, kernel(20, no_conflict)) - run_cycles(sets, kernel(10, no_conflict));
+  const uint64_t b =
+      run_cycles(sets, kernel(20, conflict)) - run_cycles(sets, kernel(10, conflict));
+  EXPECT_EQ(a, 10u * 4);
+  EXPECT_EQ(b, 10u * 5);
+  // Without sub-cores the same pair is conflict-free.
+  const auto flat = base_sets({"sm.num_reg_banks=16", "sm.int_alu.latency=4", "sm.num_schedulers=4",
+                               "sm.num_sp_units=4", "sm.num_sfu_units=4", "sm.collector_units=8"});
+  EXPECT_EQ(run_cycles(flat, kernel(20, conflict)) - run_cycles(flat, kernel(10, conflict)),
+            10u * 4);
+}
+
+// A sub-core configuration whose counts do not divide is rejected with the key path.
+TEST(SmTiming, SubCoresNeedDivisibleCounts) {
+  try {
+    timing_params({"sm.sub_cores=4", "sm.num_schedulers=4", "sm.num_sp_units=2"});
+    FAIL() << "accepted 2 SP units over 4 sub-cores";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("sm.num_sp_units"), std::string::npos) << e.what();
+  }
+  try {
+    timing_params({"sm.sub_cores=4"});
+    FAIL() << "accepted 2 schedulers for 4 sub-cores";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("sm.num_schedulers"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace simtlab::testing
