@@ -166,8 +166,13 @@ void add_run_command(CLI::App& app) {
   auto* run = app.add_subcommand(
       "run",
       "Run an unmodified CUDA program (built with nvcc -cudart shared) on the simulated GPU");
+  // The default GPU: $SIMTLAB_GPU when set (a session or test harness may pin one), else
+  // config::kDefaultGpu.
+  if (const char* env_gpu = std::getenv("SIMTLAB_GPU"); env_gpu && *env_gpu) o.gpu = env_gpu;
   run->add_option("--gpu", o.gpu,
-                  "GPU preset name, preset YAML file, or GPGPU-Sim gpgpusim.config file")
+                  "GPU preset name, preset YAML file, or GPGPU-Sim gpgpusim.config file "
+                  "(default: $SIMTLAB_GPU if set, else " +
+                      std::string(config::kDefaultGpu) + ")")
       ->capture_default_str();
   run->add_option("--set", o.sets, "Override a parameter: --set sm.num_schedulers=4 (repeatable)");
   run->add_option("--mode", o.mode, "functional (no timing) or timing (cycle-level)")

@@ -142,7 +142,7 @@ Stall Sm::issue_spill(WarpSlot& w, KernelCtx& kc, uint32_t pc, bool store, uint6
     collectors_[i] = f;
     mem_recs_[i] = r;
     ++collectors_busy_;
-    ++coll_busy_part_[i % parts_];
+    ++coll_busy_part_[coll_part_[i]];
     ++waiting(0, UnitKind::ldst);
     break;
   }

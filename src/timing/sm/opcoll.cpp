@@ -57,7 +57,7 @@ void Sm::dispatch(uint64_t now) {
       ldst_->accept(f, mem_recs_[i], now);
     } else {
       Unit* u = nullptr;
-      const uint32_t part = i % parts_;  // collectors belong to their warp's sub-core
+      const uint32_t part = coll_part_[i];  // collectors belong to their warp's sub-core
       for (Unit& c : units_)
         if (c.kind == f.unit && c.part == part && c.free_at <= now) {
           u = &c;
@@ -68,9 +68,9 @@ void Sm::dispatch(uint64_t now) {
       // Issue at t, operands read at t+1 (dispatch), result at t + latency.
       schedule_writeback(f, now + f.latency - 1);
     }
-    --waiting(i % parts_, f.unit);
+    --waiting(coll_part_[i], f.unit);
     --collectors_busy_;
-    --coll_busy_part_[i % parts_];
+    --coll_busy_part_[coll_part_[i]];
     f.w = nullptr;
   }
 }

@@ -85,6 +85,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   SIMTLAB_ASSERT(parts_ <= kMaxParts && p_.collector_units % parts_ == 0,
                  "sub-core counts (config validation)");
   coll_per_part_ = p_.collector_units / parts_;
+  for (uint32_t i = 0; i < p_.collector_units; ++i) coll_part_.push_back(uint8_t(i % parts_));
   auto add_units = [&](UnitKind k, uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) units_.push_back(Unit{k, 0, i % parts_});
     units_of_kind_[size_t(k)] = n;

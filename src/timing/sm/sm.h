@@ -270,6 +270,7 @@ class Sm : public sim::Component {
   uint32_t waiting_dispatch_[kMaxParts][size_t(UnitKind::count_)] = {};
   uint32_t parts_ = 1, coll_per_part_ = 0;
   uint32_t coll_busy_part_[kMaxParts] = {};
+  std::vector<uint8_t> coll_part_;  // sub-core of each collector (index mod parts_)
   // ---- unified L1/shared (sm.l1_shared_unified) ----
   uint32_t shared_cap_ = 0;  // shared bytes of the current carve-out (shared_bytes if not unified)
   uint32_t l1_way_bytes_ = 0;  // bytes one L1D way holds (unified only)
