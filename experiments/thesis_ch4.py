@@ -49,6 +49,17 @@ def node_factors():
     return f
 
 
+# Thesis Table 4.5: the W of the lowest GREENER energy per kernel (ties: all of them) and the
+# spread max/min - 1 over W = 1..21, from the table's values.
+THESIS_BEST_W = {
+    "BP": ("3", 1.8), "BFS1": ("3", 1.1), "BFS2": ("3", 0.1), "BS": ("21", 6.3),
+    "LIB": ("13", 2.2), "LMD": ("3-21", 0.7), "LPS": ("19", 2.0), "MC1": ("5", 5.0),
+    "MC2": ("1", 1.5), "MR1": ("3", 1.9), "MR2": ("7,9,11", 7.9), "MUM": ("7", 2.5),
+    "NN1": ("9", 4.6), "NN2": ("13", 5.5), "NN3": ("13", 2.5), "NN4": ("9", 7.8),
+    "PF": ("1", 1.8), "SGEMM": ("3", 1.2), "SP": ("9", 14.6), "SPMV": ("5", 1.2),
+    "VA": ("1", 2.6)}
+
+
 def rf_warp_regs():
     """Warp registers per SM of the preset (sm.registers / 32 lanes): the register_file reading."""
     c = yaml.safe_load(open(os.path.join(ROOT, "configs", "kepler-k20x-greener.yaml")))
@@ -153,6 +164,19 @@ def main(paths):
             f"{100 * (1 - gm(ratios[m + ':' + key])):.2f}%" for m in modes) + " |")
     out.append("| cycle overhead (mean) | " + " | ".join(
         f"{100 * sum(ratios[m + ':c']) / max(1, n):+.2f}%" for m in modes) + " |")
+    # Sensitivity: Table 4.4 shared over N warp registers (1 = literal, 64 = one of the 32
+    # banks of Table 4.2, the file = register_file reading).
+    sens = [1, rfw // 32, rfw]
+    out.append("\n| Table 4.4 charged per transition as value / N | " +
+               " | ".join(f"N = {x}" for x in sens) + " |")
+    out.append("|---|" + "---|" * len(sens))
+    for m in modes:
+        vals = []
+        for nn in sens:
+            rr = [(E(k, m) + T(k, m) / nn) / E(k, "baseline") for k in kern
+                  if all(have(k, v) for v in ["baseline"] + modes)]
+            vals.append(f"{100 * (1 - gm(rr)):.2f}%")
+        out.append(f"| {m}: energy reduction incl. transitions (GM) | " + " | ".join(vals) + " |")
     if ratios["greener:e"]:
         best = max(1 - x for x in ratios["greener:e"])
         out.append(f"\nGREENER max leakage-energy reduction: {100 * best:.2f}%. "
@@ -177,16 +201,19 @@ def main(paths):
                            ("leakage + transitions, register_file reading",
                             lambda k, v: E(k, v) + TR(k, v), "rf")):
         out.append(f"**{title}** (uJ)\n")
-        out.append("| Kernel | " + " | ".join(f"W={w}" for _, w in ws) + " | best |")
-        out.append("|---|" + "---|" * (len(ws) + 1))
+        out.append("| Kernel | " + " | ".join(f"W={w}" for _, w in ws) +
+                   " | best | spread | thesis best (spread) |")
+        out.append("|---|" + "---|" * (len(ws) + 3))
         wins = defaultdict(int)
         for k in wk:
             vals = [fn(k, v) for v, _ in ws]
             best = [w for (v, w), x in zip(ws, vals) if x <= min(vals) * (1 + 1e-9)]
             for w in best:
                 wins[w] += 1
+            tb = THESIS_BEST_W.get(k, ("-", 0))
             out.append(f"| {k} | " + " | ".join(f"{x / 1e9:.4g}" for x in vals) +
-                       f" | {','.join(map(str, best))} |")
+                       f" | {','.join(map(str, best))} | {100 * (max(vals) / min(vals) - 1):.1f}% | "
+                       f"{tb[0]} ({tb[1]:.1f}%) |")
         tally[tag] = wins
         out.append("\nKernels whose minimum is at each W (ties included): " +
                    ", ".join(f"W={w}: {wins[w]}" for _, w in ws) + "\n")
