@@ -77,6 +77,7 @@ def main(paths):
     agg = defaultdict(lambda: defaultdict(float))  # (label, variant) -> sums
     bad = 0
     rows = []
+    seen_before = set()
     for path in paths:
         seen_here = set()
         for r in csv.DictReader(open(path)):
@@ -86,10 +87,11 @@ def main(paths):
             if key not in lab:
                 continue
             kv = (lab[key], r["variant"])
-            if kv in agg and kv not in seen_here:
+            if kv in seen_before:
                 continue  # read from an earlier file
             seen_here.add(kv)
             rows.append((kv, r))
+        seen_before |= seen_here
     for kv, r in rows:
         a = agg[kv]
         a["cycles"] += float(r["cycles"])
@@ -217,6 +219,32 @@ def main(paths):
         tally[tag] = wins
         out.append("\nKernels whose minimum is at each W (ties included): " +
                    ", ".join(f"W={w}: {wins[w]}" for _, w in ws) + "\n")
+    # Sensitivity to the SLEEP leakage (greener.sleep_ratio, an assumption): the leakage
+    # recomputed from the residencies, plus the register_file-reading transitions.
+    def relk(k, v, sr):
+        a = agg[(k, v)]
+        res = lambda st: a["g.residency." + st]
+        base = res("on") + 0.25 * res("sleep") + 0.05 * (res("off") + res("unallocated"))
+        on_fj = E(k, v) / base if base else 0.0
+        return on_fj * (res("on") + sr * res("sleep") + 0.05 * (res("off") + res("unallocated"))) + TR(k, v)
+    out.append("**sensitivity to the SLEEP leakage** (leakage + transitions, register_file "
+               "reading; leakage recomputed from the residencies with SLEEP = sleep_ratio x ON)\n")
+    out.append("| sleep_ratio | kernels with the minimum at " + " / ".join(f"W={w}" for _, w in ws) +
+               " | median spread |")
+    out.append("|---|---|---|")
+    for sr in (0.25, 0.5, 0.75, 0.9):
+        wins = defaultdict(int)
+        spreads = []
+        for k in wk:
+            vals = [relk(k, v, sr) for v, _ in ws]
+            for (v, w), x in zip(ws, vals):
+                if x <= min(vals) * (1 + 1e-9):
+                    wins[w] += 1
+            spreads.append(max(vals) / min(vals) - 1)
+        spreads.sort()
+        med = spreads[len(spreads) // 2] if spreads else float("nan")
+        out.append(f"| {sr} | " + " / ".join(str(wins[w]) for _, w in ws) + f" | {100 * med:.1f}% |")
+    out.append("")
     if all(have(k, "baseline") for k in wk):
         out.append("**cycles vs Baseline**\n")
         out.append("| Kernel | " + " | ".join(f"W={w}" for _, w in ws) + " |")
