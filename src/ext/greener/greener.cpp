@@ -98,8 +98,9 @@ SmGreener::SmGreener(const timing::GreenerParams& p, uint32_t num_warps, uint32_
                                   "Warp lifetime x its allocated warp registers, retired warps")),
       leak_fj_(g_.counter("leakage_fj", "fJ",
                           "Register-cell leakage energy: residency x per-state leakage / f")),
-      trans_fj_(g_.counter("transition_fj", "fJ",
-                           "Power-state transition energy (Table 4.4 per transition)")),
+      trans_fj_(g_.counter(
+          "transition_fj", "fJ",
+          "Power-state transition energy (Table 4.4 per transition, greener.trans_unit)")),
       route_fj_(g_.counter("routing_fj", "fJ",
                            "Constant routing (H-tree) leakage energy, not reduced by any mode")),
       total_fj_(g_.counter("energy_fj", "fJ", "leakage_fj + transition_fj (without routing)")),
@@ -115,6 +116,12 @@ SmGreener::SmGreener(const timing::GreenerParams& p, uint32_t num_warps, uint32_
   p_state_fj_[2] = on_fj * p.off_ratio;
   p_state_fj_[3] = mode_ == Mode::baseline ? on_fj : on_fj * p.off_ratio;
   p_routing_fj_ = on_fj * p.routing_ratio * double(total_regs_);
+  // Table 4.4 per transition (nJ -> fJ), scaled to the node; register_file: the SM register
+  // file's value shared over its warp registers.
+  const double tscale = node_factor(p.tech_nm, false) *
+                        (p.trans_unit == "register_file" ? 1.0 / double(total_regs_) : 1.0);
+  p_trans_fj_[0] = p.e_sleep_nj * 1e6 * tscale;
+  p_trans_fj_[1] = p.e_off_nj * 1e6 * tscale;
   g_.ratio("leakage_power_uw", "uW",
            "Average register-cell leakage power (leakage_fj over the accounted cycles)",
            "leakage_fj", "cycles", mhz * 1e-3);
@@ -176,7 +183,7 @@ void SmGreener::change(Warp& g, uint32_t reg, PState s) {
   ++transitions_[trans_index(o, s)];
   const bool sleep_on =
       (o == PState::sleep && s == PState::on) || (o == PState::on && s == PState::sleep);
-  e_trans_fj_ += (sleep_on ? p_.e_sleep_nj : p_.e_off_nj) * 1e6 * node_factor(p_.tech_nm, false);
+  e_trans_fj_ += p_trans_fj_[sleep_on ? 0 : 1];
   --count_[size_t(o)];
   ++count_[size_t(s)];
   g.st[reg] = s;

@@ -123,6 +123,7 @@ class SmGreener {
   uint64_t next_wake_ = UINT64_MAX;
   double p_state_fj_[4] = {};  // per warp-register-cycle: on, sleep, off, unallocated
   double p_routing_fj_ = 0;    // per SM-cycle
+  double p_trans_fj_[2] = {};  // per warp-register transition: SLEEP <-> ON, other
   double e_leak_fj_ = 0, e_route_fj_ = 0, e_trans_fj_ = 0;
 
   stats::Group& g_;

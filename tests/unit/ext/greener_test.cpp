@@ -2,6 +2,7 @@
 // graphs (Dist with threshold W, liveness, Table 4.1, the 1 dst + 2 src encoding).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 #include <fmt/format.h>
@@ -312,6 +313,39 @@ TEST(GreenerTiming, LookupTableKeepsRegisterOn) {
   const RunResult h10 = run("greener", 10, alt), h20 = run("greener", 20, alt);
   EXPECT_EQ(h20.cycles - h10.cycles, 5u * 4);
   EXPECT_EQ(h20.gr("lut_lookups"), h10.gr("lut_lookups"));
+}
+
+// greener.trans_unit: Table 4.4's energies charged per warp-register transition (the literal
+// reading) or as the SM register file's value shared over its warp registers (32768 registers
+// = 1024 warp registers here). Sleep-Reg's chain makes SLEEP <-> ON changes, comp_opt's OFF <->
+// ON ones (setup writes, last reads); the energy is exactly count x Table 4.4 (fJ), or that
+// over 1024; timing and leakage do not change.
+TEST(GreenerTiming, TransitionEnergyUnitIsExact) {
+  const std::vector<std::string> regs = {"sm.registers=32768"};
+  std::vector<std::string> rf = regs;
+  rf.push_back("greener.trans_unit=register_file");
+  for (const char* m : {"sleep_reg", "comp_opt"}) {
+    const RunResult a = run(m, 10, kChain, regs);
+    const RunResult b = run(m, 10, kChain, rf);
+    const uint64_t n_sleep = a.trans("on_sleep") + a.trans("sleep_on");
+    const uint64_t n_other =
+        a.trans("on_off") + a.trans("off_on") + a.trans("sleep_off") + a.trans("off_sleep");
+    if (std::string(m) == "sleep_reg")
+      EXPECT_GE(n_sleep, 20u);  // %r1 and %r2 wake at every add
+    else
+      EXPECT_GE(n_other, 4u);  // the four setup writes wake OFF registers
+    EXPECT_EQ(a.sm0["greener"]["transitions"]["total"].get<uint64_t>(), n_sleep + n_other) << m;
+    EXPECT_EQ(a.gr("transition_fj"), n_sleep * 37300u + n_other * 117740u) << m;
+    // 37300 / 1024 and 117740 / 1024 are exact in binary: the sum rounds once.
+    EXPECT_EQ(
+        b.gr("transition_fj"),
+        uint64_t(std::llround((double(n_sleep) * 37300.0 + double(n_other) * 117740.0) / 1024.0)))
+        << m;
+    EXPECT_EQ(b.sm0["greener"]["transitions"], a.sm0["greener"]["transitions"]) << m;
+    EXPECT_EQ(b.cycles, a.cycles) << m;
+    EXPECT_EQ(b.gr("leakage_fj"), a.gr("leakage_fj")) << m;
+    EXPECT_EQ(b.gr("energy_fj"), b.gr("leakage_fj") + b.gr("transition_fj")) << m;
+  }
 }
 
 // The analysis on a decoded program (SASS-model registers): the states `simtlab ptx greener`
