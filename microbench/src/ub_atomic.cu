@@ -6,7 +6,8 @@
 //                           returns the next node of a pointer chase (adding 0 keeps it), timed
 //                           as ub_mem's chase; the node was touched before (an L2 hit)
 //   atomic.shared.latency   the same with atom.shared.add.u32 over a shared-memory chase
-//   atomic.global.same      atomicAdd(&one_word, 1) by every thread of a full grid, kIters each;
+//   atomic.global.same      atomicAdd(&one_word, 1) by every thread of one 256-thread block per
+//                           SM, kIters each;
 //                           atomics per SM-clock of the whole GPU (cudaEvent time x clock rate)
 //   atomic.global.distinct  the same, thread i on word i (each warp covers one 128-B line)
 //   atomic.shared.same      one block per SM, every thread on one shared word; atomics per
@@ -15,7 +16,7 @@
 #include "ub.h"
 
 constexpr int kChase = 32;
-constexpr int kIters = 16;
+constexpr int kIters = 8;
 
 __global__ void k_atom_lat_global(unsigned long long start, long long* dt,
                                   unsigned long long* sink) {
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
     UB_CHECK(cudaMemcpy(&c, dt, sizeof c, cudaMemcpyDeviceToHost));
     ub_print("atomic.shared.latency", double(c) / kChase, "cycles");
   }
-  const int blocks = prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / 256);
+  const int blocks = prop.multiProcessorCount;  // one 256-thread block per SM
   for (int distinct = 0; distinct < 2; ++distinct) {
     const char* name = distinct ? "global_distinct" : "global_same";
     if (!ub_selected(argc, argv, name)) continue;

@@ -5,7 +5,7 @@
 //   ubench launch.per_kernel_clk <SM clocks> cycles
 #include "ub.h"
 
-constexpr int kLaunches = 100;
+constexpr int kLaunches = 20;
 
 __global__ void k_empty() {}
 
