@@ -154,7 +154,7 @@ def table(rows):
         pub = "" if r["published"] is None else f"{r['published']:g}"
         delta = "" if r["delta"] is None else f"{r['delta']:+.1f}"
         ok = "" if r["ok"] is None else ("yes" if r["ok"] else "**no**")
-        out.append(f"| {r['preset']} | {r['benchmark']} | {sim} | {pub} | {r['source']} | "
+        out.append(f"| {Path(r['preset']).name} | {r['benchmark']} | {sim} | {pub} | {r['source']} | "
                    f"{delta} | {ok} |")
     return "\n".join(out)
 
@@ -171,7 +171,16 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--json")
     ap.add_argument("--write-doc")
+    ap.add_argument("--from-json", help="render the tables from an earlier --json (no runs)")
     a = ap.parse_args()
+    if a.from_json:
+        d = json.loads(Path(a.from_json).read_text())
+        # Re-derive published/delta columns with the current PUBLISHED table.
+        by = {}
+        for r in d["rows"]:
+            by.setdefault(r["preset"], {})[r["benchmark"]] = (r["simulated"], r["unit"])
+        rows = [r for pr in by for r in rows_for(pr, by[pr])]
+        return emit(rows, d.get("missing", []), [], a)
     presets = a.preset or ["volta-v100", "turing-rtx2060", "ampere-a100", "hopper-h100",
                            "fermi-gtx480"]
     skip = set(filter(None, a.skip.split(",")))
@@ -203,6 +212,10 @@ def main():
     for pr in presets:
         if pr in results:
             rows += rows_for(pr, results[pr])
+    return emit(rows, missing, failures, a)
+
+
+def emit(rows, missing, failures, a):
     text = table(rows)
     if missing:
         text += "\n\nPresets not available in this build (not run): " + ", ".join(missing) + "."
