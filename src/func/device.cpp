@@ -132,6 +132,7 @@ std::unique_ptr<LaunchState> Device::prepare(const Program& k, Dim3 grid, Dim3 b
   L->launch_id = ++launches_;
   L->regs_per_thread = regs_per_thread ? regs_per_thread : k.estimated_regs;
   L->cooperative = opt.cooperative;
+  L->carveout_pref = opt.carveout_pref;
   if (opt.grid_workspace) {
     L->envreg[1] = opt.grid_workspace >> 32;
     L->envreg[2] = opt.grid_workspace & 0xffffffffu;

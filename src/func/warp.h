@@ -190,6 +190,7 @@ struct LaunchState {
   const Program* prog = nullptr;
   Dim3 grid, block;
   uint32_t dynamic_shared = 0;
+  int carveout_pref = -1;       // LaunchOptions::carveout_pref
   std::vector<uint8_t> params;  // kernel parameter buffer (Program::layout)
   uint32_t local_bytes_per_thread = 0;
   uint32_t shared_bytes = 0;    // static + dynamic
@@ -213,6 +214,9 @@ struct LaunchState {
 struct LaunchOptions {
   bool cooperative = false;
   Addr grid_workspace = 0;  // device address of >= 16 zeroed bytes (cooperative launches)
+  // cudaFuncAttributePreferredSharedMemoryCarveout of the kernel: percent of the largest
+  // shared capacity, -1 = no preference. Only the timing model's unified L1/shared uses it.
+  int carveout_pref = -1;
 };
 
 }  // namespace simtlab::func

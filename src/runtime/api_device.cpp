@@ -64,7 +64,8 @@ void Runtime::fill_properties(cudaDeviceProp* p) const {
   p->managedMemory = 1;
   p->concurrentManagedAccess = 0;
   p->cooperativeLaunch = 1;
-  p->sharedMemPerBlockOptin = s.max_shared_per_block;
+  p->sharedMemPerBlockOptin =
+      s.max_shared_per_block_optin ? s.max_shared_per_block_optin : s.max_shared_per_block;
   p->maxBlocksPerMultiProcessor = int(s.max_ctas);
   p->hostRegisterSupported = 1;
   p->pciBusID = 1;
@@ -368,13 +369,37 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     if (t.rfind("sm_", 0) == 0) attr->ptxVersion = std::atoi(t.c_str() + 3);
   attr->binaryVersion = int(rt.params().gpu.cc_major * 10 + rt.params().gpu.cc_minor);
   attr->maxDynamicSharedSizeBytes =
-      int(rt.params().sm.max_shared_per_block - k->prog->layout.static_shared);
+      k->max_dynamic_shared >= 0
+          ? k->max_dynamic_shared
+          : int(rt.params().sm.max_shared_per_block - k->prog->layout.static_shared);
+  attr->preferredShmemCarveout = k->carveout_pref;
   return cudaSuccess;
 }
 
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
   Runtime& rt = Runtime::get();
-  return rt.kernel_by_handle(func) ? cudaSuccess : rt.ret(cudaErrorInvalidDeviceFunction);
+  cudaError_t e;
+  auto* k = kernel_for(rt, func, &e);
+  if (!k) return rt.ret(e);
+  const auto& sm = rt.params().sm;
+  switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize: {
+      // CUDA Runtime API: static + this may not exceed cudaDevAttrMaxSharedMemoryPerBlockOptin.
+      const uint64_t optin =
+          sm.max_shared_per_block_optin ? sm.max_shared_per_block_optin : sm.max_shared_per_block;
+      if (value < 0 || uint64_t(value) + k->prog->layout.static_shared > optin)
+        return rt.ret(cudaErrorInvalidValue);
+      k->max_dynamic_shared = value;
+      return cudaSuccess;
+    }
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+      // -1 (cudaSharedmemCarveoutDefault) or a percentage of the largest carve-out.
+      if (value < -1 || value > 100) return rt.ret(cudaErrorInvalidValue);
+      k->carveout_pref = value;
+      return cudaSuccess;
+    default:
+      return cudaSuccess;  // other attributes (cluster dimensions, ...) change nothing simulated
+  }
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,

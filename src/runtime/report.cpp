@@ -191,7 +191,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     gpu.erase("trace_events");
     json extra = json::object();
     for (const char* key :
-         {"start_cycle", "end_cycle", "occupancy", "attribution", "registers", "sharing"})
+         {"start_cycle", "end_cycle", "occupancy", "attribution", "registers", "sharing", "l1_shared"})
       if (gpu.contains(key)) {
         extra[key] = gpu[key];
         gpu.erase(key);
@@ -202,6 +202,7 @@ json kernel_entry(const KernelRecord& k, size_t index, uint64_t cycles_before, j
     if (extra.contains("attribution")) e["attribution"] = std::move(extra["attribution"]);
     if (extra.contains("registers")) e["registers"] = std::move(extra["registers"]);
     if (extra.contains("sharing")) e["sharing"] = std::move(extra["sharing"]);
+    if (extra.contains("l1_shared")) e["l1_shared"] = std::move(extra["l1_shared"]);
     if (gpu.contains("intervals")) {
       e["intervals"] = std::move(gpu["intervals"]);
       gpu.erase("intervals");

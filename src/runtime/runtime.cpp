@@ -98,7 +98,9 @@ Runtime::Runtime() {
   }
   dev_ = std::make_unique<func::Device>(o);
   dev_->heap().set_limit(params_.sim.heap_bytes);
-  dev_->max_shared_per_block = params_.sm.max_shared_per_block;
+  dev_->max_shared_per_block = params_.sm.max_shared_per_block_optin
+                                   ? params_.sm.max_shared_per_block_optin
+                                   : params_.sm.max_shared_per_block;
   dev_->max_threads_per_block = params_.sm.max_threads_per_block;
   dev_->set_print_sink([](const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); });
   try {
@@ -537,6 +539,24 @@ cudaError_t Runtime::prepare_launch(KernelRec& k, dim3 grid, dim3 block, void** 
     return ret(e);
   }
   const Dim3 g{grid.x, grid.y, grid.z}, b{block.x, block.y, block.z};
+  if (params_.sm.max_shared_per_block_optin) {
+    // Above max_shared_per_block a kernel must opt in
+    // (cudaFuncAttributeMaxDynamicSharedMemorySize).
+    const uint64_t st = k.prog->layout.static_shared;
+    const uint64_t allowed =
+        k.max_dynamic_shared >= 0
+            ? uint64_t(k.max_dynamic_shared)
+            : (params_.sm.max_shared_per_block > st ? params_.sm.max_shared_per_block - st : 0);
+    if (shared > allowed) {
+      warn(fmt::format(
+          "launch of {} failed: {} bytes of dynamic shared memory exceed the kernel's {} (above "
+          "{} bytes per block a kernel must opt in with cudaFuncSetAttribute("
+          "cudaFuncAttributeMaxDynamicSharedMemorySize), up to {})",
+          k.name, shared, allowed, params_.sm.max_shared_per_block,
+          params_.sm.max_shared_per_block_optin));
+      return ret(cudaErrorInvalidValue);
+    }
+  }
   const std::string bad = dev_->check_launch(*k.prog, g, b, uint32_t(shared));
   if (!bad.empty()) {
     warn(fmt::format("launch of {} failed: {}", k.name, bad));
@@ -624,6 +644,7 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
   const RegisterAlloc ra = register_alloc(k);
   const uint32_t regs = ra.regs;
   func::LaunchOptions opt;
+  opt.carveout_pref = k.carveout_pref;
   if (cooperative) {
     opt.cooperative = true;
     opt.grid_workspace = coop_workspace();

@@ -40,6 +40,11 @@ struct KernelRec {
   std::string name;  // mangled device name
   const void* host_stub = nullptr;
   const func::Program* prog = nullptr;  // decoded on first launch
+  // cudaFuncSetAttribute: cudaFuncAttributeMaxDynamicSharedMemorySize (-1: not set, the
+  // default max_shared_per_block - static) and cudaFuncAttributePreferredSharedMemoryCarveout
+  // (percent, -1: no preference).
+  int max_dynamic_shared = -1;
+  int carveout_pref = -1;
 };
 
 struct VarRec {

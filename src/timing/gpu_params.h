@@ -240,6 +240,53 @@ struct GpuParams {
       r.push_back({"greener.mode",
                    "needs sm.register_numbering=architectural: GREENER's states belong to "
                    "architectural (SASS) registers, as its PTXPlus analysis did (thesis 4.2)"});
+    if (const uint32_t n = sm.sub_cores) {
+      auto need = [&](const char* key, uint32_t v) {
+        if (v % n)
+          r.push_back({std::string("sm.") + key,
+                       fmt::format("{} must be divisible by sm.sub_cores = {} (each sub-core "
+                                   "gets an equal share)",
+                                   v, n)});
+      };
+      if (sm.num_schedulers != n)
+        r.push_back({"sm.num_schedulers",
+                     fmt::format("must equal sm.sub_cores = {}: each sub-core has one scheduler "
+                                 "(got {})",
+                                 n, sm.num_schedulers)});
+      need("num_reg_banks", sm.num_reg_banks);
+      need("collector_units", sm.collector_units);
+      need("num_sp_units", sm.num_sp_units);
+      need("num_sfu_units", sm.num_sfu_units);
+      need("num_dp_units", sm.num_dp_units);
+      need("num_int_units", sm.num_int_units);
+    }
+    if (sm.max_shared_per_block_optin && sm.max_shared_per_block_optin < sm.max_shared_per_block)
+      r.push_back({"sm.max_shared_per_block_optin",
+                   fmt::format("{} is below sm.max_shared_per_block = {} (0 turns opt-in off)",
+                               sm.max_shared_per_block_optin, sm.max_shared_per_block)});
+    if (sm.l1_shared_unified) {
+      std::string bad;
+      const std::vector<uint32_t> c = sm.carveout_bytes(&bad);
+      const uint64_t way =
+          uint64_t(sm.l1d.line) * (sm.l1d.size / (uint64_t(sm.l1d.line) * sm.l1d.assoc));
+      if (c.empty()) {
+        r.push_back({"sm.shared_carveouts",
+                     bad.empty() ? std::string("must list at least one capacity in KB")
+                                 : fmt::format("'{}' is not a capacity in KB", bad)});
+      } else {
+        if (c.back() != sm.shared_bytes)
+          r.push_back({"sm.shared_bytes",
+                       fmt::format("must equal the largest carve-out of sm.shared_carveouts "
+                                   "({} bytes) when sm.l1_shared_unified",
+                                   c.back())});
+        for (uint32_t b : c)
+          if (b >= sm.l1d.size || (sm.l1d.size - b) % way)
+            r.push_back({"sm.shared_carveouts",
+                         fmt::format("{} KB does not leave the L1 (sm.l1d.size {} bytes) a whole "
+                                     "number of {}-byte ways",
+                                     b / 1024, sm.l1d.size, way)});
+      }
+    }
     return r;
   }
 };

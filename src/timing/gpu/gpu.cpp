@@ -34,13 +34,30 @@ CtaNeeds cta_needs(const SmParams& sm, Dim3 block, uint32_t regs_per_thread,
   return n;
 }
 
-uint32_t ctas_per_sm(const SmParams& sm, const CtaNeeds& n) {
+uint32_t ctas_per_sm(const SmParams& sm, const CtaNeeds& n, uint32_t shared_cap) {
   uint32_t c = sm.max_ctas;
   c = std::min(c, sm.num_warps / std::max(n.warps, 1u));
   c = std::min(c, sm.max_threads / std::max(n.threads, 1u));
   if (n.regs) c = std::min(c, sm.registers / n.regs);
-  if (n.shared) c = std::min(c, sm.shared_bytes / n.shared);
+  if (n.shared)
+    c = std::min(c, (shared_cap == UINT32_MAX ? sm.shared_bytes : shared_cap) / n.shared);
   return c;
+}
+
+uint32_t choose_carveout(const SmParams& sm, const CtaNeeds& n, int pref) {
+  if (!sm.l1_shared_unified) return sm.shared_bytes;
+  const std::vector<uint32_t> c = sm.carveout_bytes();
+  SIMTLAB_ASSERT(!c.empty(), "unified L1/shared without carve-outs (config validation)");
+  if (pref >= 0) {
+    const uint64_t target = (uint64_t(std::min(pref, 100)) * c.back() + 99) / 100;
+    for (uint32_t b : c)
+      if (b >= target && b >= n.shared) return b;
+    return c.back();
+  }
+  const uint32_t best = ctas_per_sm(sm, n, c.back());
+  for (uint32_t b : c)
+    if (ctas_per_sm(sm, n, b) == best) return b;
+  return c.back();
 }
 
 namespace {
@@ -219,7 +236,10 @@ bool Gpu::dispatch(uint64_t now) {
     const func::LaunchState& L = *r.ctx.launch;
     for (uint32_t k = 0; k < nsm && r.next_cta < r.total; ++k) {
       const uint32_t s = (rr_ + k) % nsm;
-      if (got[s] || !sms_[s]->fits(r.needs, &r.ctx)) continue;
+      if (got[s]) continue;
+      if (r.ctx.carveout != KernelCtx::kNoCarveout && sms_[s]->carveout() != r.ctx.carveout)
+        sms_[s]->switch_carveout(r.ctx.carveout);  // unified L1/shared: only an empty SM switches
+      if (!sms_[s]->fits(r.needs, &r.ctx)) continue;
       const Dim3& gd = L.grid;
       const uint64_t i = r.next_cta++;
       const Dim3 id{uint32_t(i % gd.x), uint32_t((i / gd.x) % gd.y),
@@ -259,6 +279,7 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   r->ctx.code_base = code_base(k);
   r->total = L.grid.count();
   r->start = now;
+  if (p_.sm.l1_shared_unified) r->ctx.carveout = choose_carveout(p_.sm, r->needs, L.carveout_pref);
   if (p_.sim.per_pc_stats) {
     r->pcs = std::make_unique<PcStats>(k.code.size());
     r->ctx.pcs = r->pcs.get();
@@ -330,6 +351,12 @@ void Gpu::fill_result(Running& r, uint64_t now) {
                     {"warps_per_cta", r.needs.warps},
                     {"shared_per_cta", r.needs.shared},
                     {"regs_per_cta", r.needs.regs}};
+  if (p_.sm.l1_shared_unified) {
+    j["occupancy"]["ctas_per_sm"] = ctas_per_sm(p_.sm, r.needs, r.ctx.carveout);
+    j["l1_shared"] = {{"carveout_pref", r.ctx.launch->carveout_pref},
+                      {"shared_bytes", r.ctx.carveout},
+                      {"l1d_bytes", p_.sm.l1d.size - r.ctx.carveout}};
+  }
   if (r.pcs) j["attribution"] = pc_stats_json(*r.pcs, k);
   if (const func::ArchRegMap* am = r.ctx.arch) {
     uint32_t entry = 0, spilled = 0, most = 0;

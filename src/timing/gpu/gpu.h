@@ -38,8 +38,18 @@ class MemBackend;
 /// Calculator rules: registers per warp rounded up to the allocation granularity, shared
 /// memory rounded up to its granularity).
 CtaNeeds cta_needs(const SmParams& sm, Dim3 block, uint32_t regs_per_thread, uint32_t shared_bytes);
-/// CTAs of that size one SM holds at once (0 = the kernel cannot run).
-uint32_t ctas_per_sm(const SmParams& sm, const CtaNeeds& n);
+/// CTAs of that size one SM holds at once (0 = the kernel cannot run), with `shared_cap`
+/// bytes of shared memory (UINT32_MAX: sm.shared_bytes).
+uint32_t ctas_per_sm(const SmParams& sm, const CtaNeeds& n, uint32_t shared_cap = UINT32_MAX);
+/// Unified L1/shared (sm.l1_shared_unified): the shared capacity (bytes, one of
+/// sm.shared_carveouts) the driver gives a kernel whose CTAs need `n`. `pref` is the kernel's
+/// cudaFuncAttributePreferredSharedMemoryCarveout (percent of the largest carve-out, -1 none).
+/// With a preference: the smallest carve-out >= pref% of the largest (the CUDA Programming
+/// Guide: the hint is rounded up to the nearest supported capacity), raised to the smallest
+/// that holds one CTA when it does not. Without: the smallest carve-out that keeps the
+/// occupancy the largest gives (the Volta tuning guide: the driver sizes shared memory to avoid
+/// shared-memory occupancy bottlenecks, the rest is L1). Not unified: sm.shared_bytes.
+uint32_t choose_carveout(const SmParams& sm, const CtaNeeds& n, int pref);
 
 class Gpu : public func::Engine {
  public:

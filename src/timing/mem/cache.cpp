@@ -175,6 +175,7 @@ Cache::Cache(std::string name, const CacheParams& p, stats::Group& parent, Cache
   if (auto issues = p.validate(); !issues.empty())
     throw UserError(config::format_issues(g_.path(), issues));
   sets_ = uint32_t(p.size / (uint64_t(p.line) * p.assoc));
+  active_ways_ = p.assoc;
   index_fn_ = parse_set_index(p.index);
   global_write_ =
       p.global_write == "write_back" ? WritePolicy::write_back : WritePolicy::write_through;
@@ -226,7 +227,7 @@ int32_t Cache::find_mshr(Addr la) const {
 int32_t Cache::choose_victim(uint32_t set, bool* dirty) const {
   const int32_t base = int32_t(set * p_.assoc);
   uint64_t candidates = 0;
-  for (uint32_t w = 0; w < p_.assoc; ++w) {
+  for (uint32_t w = 0; w < active_ways_; ++w) {
     const Line& l = lines_[base + w];
     if (l.mshr >= 0) continue;
     if (l.tag == kNoLine) {
@@ -651,6 +652,15 @@ bool Cache::external_write(Addr a, uint32_t full_units, uint32_t touched) {
   if (global_write_ == WritePolicy::write_back) l.dirty |= full | partial;
   ++external_writes_;
   return true;
+}
+
+void Cache::set_active_ways(uint32_t n) {
+  SIMTLAB_ASSERT(n >= 1 && n <= p_.assoc, "set_active_ways outside [1, assoc]");
+  SIMTLAB_ASSERT(idle(), "set_active_ways on a busy cache");
+  for (size_t i = 0; i < lines_.size(); ++i)
+    if (i % p_.assoc >= n)
+      SIMTLAB_ASSERT(lines_[i].tag == kNoLine, "set_active_ways: ways hold lines");
+  active_ways_ = n;
 }
 
 bool Cache::idle() const {

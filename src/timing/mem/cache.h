@@ -164,6 +164,11 @@ class Cache {
   bool external_write(Addr a, uint32_t full, uint32_t touched);
   /// No MSHR in use and nothing queued in either direction.
   bool idle() const;
+  /// Unified L1/shared carve-out (sm.l1_shared_unified): only ways [0, n) receive new lines,
+  /// so the capacity is n x sets x line. Call when idle and after flush() + invalidate(); the
+  /// default is every way (p.assoc). 1 <= n <= p.assoc.
+  void set_active_ways(uint32_t n);
+  uint32_t active_ways() const { return active_ways_; }
   /// Observer of replaced lines (nullptr = none; not told about flush/invalidate).
   void set_eviction_observer(EvictionObserver* o) { evict_obs_ = o; }
 
@@ -217,6 +222,7 @@ class Cache {
   CacheParams p_;
   CacheOptions opts_;
   uint32_t sets_ = 0;
+  uint32_t active_ways_ = 0;  // ways that receive new lines (set_active_ways), p_.assoc
   SetIndexFn index_fn_;
   WritePolicy global_write_;
   WritePolicy local_write_;

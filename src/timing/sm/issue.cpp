@@ -91,9 +91,8 @@ Stall Sm::issue_spill(WarpSlot& w, KernelCtx& kc, uint32_t pc, bool store, uint6
       const uint32_t a = base + ops[i].reg + k;
       if (a < w.pend_reg.size() && w.pend_reg[a]) return Stall::scoreboard;
     }
-  if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
-  const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(UnitKind::ldst)]);
-  if (waiting_dispatch_[size_t(UnitKind::ldst)] >= cap) return Stall::mem_pipeline;
+  if (collectors_full(part_of(w))) return Stall::collector_full;
+  if (waiting(0, UnitKind::ldst) >= unit_cap(UnitKind::ldst)) return Stall::mem_pipeline;
   const func::DInst& d = kc.launch->prog->code[pc];
   InFlight f;
   f.w = &w;
@@ -138,12 +137,13 @@ Stall Sm::issue_spill(WarpSlot& w, KernelCtx& kc, uint32_t pc, bool store, uint6
   else
     w.reloaded_pc = pc;
   ++w.inflight;
-  for (size_t i = 0; i < collectors_.size(); ++i) {
+  for (size_t i = part_of(w); i < collectors_.size(); i += parts_) {
     if (collectors_[i].w) continue;
     collectors_[i] = f;
     mem_recs_[i] = r;
     ++collectors_busy_;
-    ++waiting_dispatch_[size_t(UnitKind::ldst)];
+    ++coll_busy_part_[i % parts_];
+    ++waiting(0, UnitKind::ldst);
     break;
   }
   *issued = true;
@@ -169,7 +169,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if constexpr (kExt)
     if (w.held) {  // a shared-memory instruction waiting for the scratchpad lock
       if (!sharing_->smem_retry(w)) return Stall::lock_wait;
-      if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+      if (collectors_full(part_of(w))) return Stall::collector_full;
       auto& h = held_[w.slot];
       w.held = false;
       place_in_collector(h.first, h.second);
@@ -197,10 +197,10 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   } else if (hazard(w, d)) {
     return Stall::scoreboard;
   }
-  if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+  const uint32_t part = part_of(w);
+  if (collectors_full(part)) return Stall::collector_full;
   const UnitKind uk = unit_for(d.exec);
-  const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
-  if (waiting_dispatch_[size_t(uk)] >= cap)
+  if (waiting(part, uk) >= unit_cap(uk))
     return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
   if constexpr (kExt) {
     if (!policies_.empty() && !policies_allow(w, d)) return Stall::throttled;
@@ -361,12 +361,14 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
 }
 
 void Sm::place_in_collector(const InFlight& f, const func::WarpInstRecord& rec) {
-  for (size_t i = 0; i < collectors_.size(); ++i) {
+  const uint32_t part = part_of(*f.w);
+  for (size_t i = part; i < collectors_.size(); i += parts_) {
     if (collectors_[i].w) continue;
     collectors_[i] = f;
     if (f.unit == UnitKind::ldst) mem_recs_[i] = rec;
     ++collectors_busy_;
-    ++waiting_dispatch_[size_t(f.unit)];
+    ++coll_busy_part_[part];
+    ++waiting(part, f.unit);
     break;
   }
 }

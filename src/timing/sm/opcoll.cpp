@@ -57,8 +57,9 @@ void Sm::dispatch(uint64_t now) {
       ldst_->accept(f, mem_recs_[i], now);
     } else {
       Unit* u = nullptr;
+      const uint32_t part = i % parts_;  // collectors belong to their warp's sub-core
       for (Unit& c : units_)
-        if (c.kind == f.unit && c.free_at <= now) {
+        if (c.kind == f.unit && c.part == part && c.free_at <= now) {
           u = &c;
           break;
         }
@@ -67,8 +68,9 @@ void Sm::dispatch(uint64_t now) {
       // Issue at t, operands read at t+1 (dispatch), result at t + latency.
       schedule_writeback(f, now + f.latency - 1);
     }
-    --waiting_dispatch_[size_t(f.unit)];
+    --waiting(i % parts_, f.unit);
     --collectors_busy_;
+    --coll_busy_part_[i % parts_];
     f.w = nullptr;
   }
 }

@@ -81,8 +81,12 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   ctas_.resize(p_.max_ctas);
   for (uint32_t s = 0; s < p_.num_schedulers; ++s)
     scheds_.push_back(make_scheduler(p_.scheduler, p_.two_level_active));
+  parts_ = p_.parts();
+  SIMTLAB_ASSERT(parts_ <= kMaxParts && p_.collector_units % parts_ == 0,
+                 "sub-core counts (config validation)");
+  coll_per_part_ = p_.collector_units / parts_;
   auto add_units = [&](UnitKind k, uint32_t n) {
-    for (uint32_t i = 0; i < n; ++i) units_.push_back(Unit{k, 0});
+    for (uint32_t i = 0; i < n; ++i) units_.push_back(Unit{k, 0, i % parts_});
     units_of_kind_[size_t(k)] = n;
   };
   add_units(UnitKind::sp, p_.num_sp_units);
@@ -92,6 +96,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   units_of_kind_[size_t(UnitKind::ldst)] = p_.num_ldst_units;
   collectors_.resize(p_.collector_units);
   mem_recs_.resize(p_.collector_units);
+  shared_cap_ = p_.shared_bytes;
   wheel_.resize(kWheel);
   bank_busy_.assign(p_.num_reg_banks, 0);
   // D2MA (src/ext/d2ma): the engine's port wrapper sits between the LD/ST unit and the port.
@@ -109,6 +114,13 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   passes_ = (p_.warp_size + p_.simd_width - 1) / p_.simd_width;
   demote_long_only_ = p_.two_level_demote == "long_latency";
   last_reasons_.assign(p_.num_schedulers, Stall::idle);
+  if (p_.l1_shared_unified) {  // unified L1/shared: the L1 gets what the carve-out leaves
+    Cache& l1 = ldst_->l1d();
+    l1_way_bytes_ = l1.sets() * p_.l1d.line;
+    l1.set_active_ways((p_.l1d.size - shared_cap_) / l1_way_bytes_);
+    carveout_switches_ = &g_.counter("carveout_switches", "switches",
+                                     "Unified L1/shared re-partitions (the L1 is emptied)");
+  }
   policies_ = make_sm_policies(p_, g_, *ldst_);
   if (d2ma) {  // D2MA
     d2ma_ = d2ma.get();
@@ -235,13 +247,29 @@ bool Sm::fits(const CtaNeeds& n, const KernelCtx* k) const {
     const bool reg = sharing_->resource() == sharing::Resource::reg;
     return sharing_->slot_free(k, *k->share_plan) && used_warps_ + n.warps <= p_.num_warps &&
            used_threads_ + n.threads <= p_.max_threads &&
-           (reg ? used_shared_ + n.shared <= p_.shared_bytes : used_regs_ + n.regs <= p_.registers);
+           (reg ? used_shared_ + n.shared <= shared_cap_ : used_regs_ + n.regs <= p_.registers);
   }
   for (const auto& q : policies_)  // CTA allocation hook (DYNCTA)
-    if (resident_ctas_ >= q->cta_limit(ctas_per_sm(p_, n))) return false;
+    if (resident_ctas_ >= q->cta_limit(ctas_per_sm(p_, n, shared_cap_))) return false;
   return resident_ctas_ < p_.max_ctas && used_warps_ + n.warps <= p_.num_warps &&
          used_threads_ + n.threads <= p_.max_threads && used_regs_ + n.regs <= p_.registers &&
-         used_shared_ + n.shared <= p_.shared_bytes;
+         used_shared_ + n.shared <= shared_cap_;
+}
+
+bool Sm::switch_carveout(uint32_t shared) {
+  if (shared == shared_cap_) return true;
+  if (resident_ctas_ || !ldst_->idle()) return false;
+  Cache& l1 = ldst_->l1d();
+  l1.flush();  // dirty (local) lines go to the L2 before the ways are given to shared memory
+  if (!l1.idle()) {
+    wake();
+    return false;
+  }
+  l1.invalidate();
+  l1.set_active_ways((p_.l1d.size - shared) / l1_way_bytes_);
+  shared_cap_ = shared;
+  ++*carveout_switches_;
+  return true;
 }
 
 void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now) {
@@ -357,9 +385,9 @@ Stall Sm::peek_stall(const WarpSlot& w, uint64_t now) const {
   if (w.ibuf == 0 || now < w.ibuf_ready) return w.redirect ? Stall::control : Stall::fetch;
   const func::DInst& d = w.cta->k->launch->prog->code[fw.pc()];
   if (hazard(w, d)) return Stall::scoreboard;
-  if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+  if (collectors_full(part_of(w))) return Stall::collector_full;
   const UnitKind uk = unit_for(d.exec);
-  if (waiting_dispatch_[size_t(uk)] >= std::max<uint32_t>(1, units_of_kind_[size_t(uk)]))
+  if (waiting(part_of(w), uk) >= unit_cap(uk))
     return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
   return Stall::issued;
 }

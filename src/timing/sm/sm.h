@@ -86,6 +86,10 @@ struct KernelCtx {
   uint32_t arch_local_bytes = 0, spill_area = 0;
   // sharing.mode != none: the kernel's allocation plan (null when off).
   const sharing::Plan* share_plan = nullptr;
+  // sm.l1_shared_unified: the shared capacity the driver chose for this kernel (bytes), else
+  // kNoCarveout.
+  static constexpr uint32_t kNoCarveout = UINT32_MAX;
+  uint32_t carveout = kNoCarveout;
 };
 
 /// A CTA resident on an SM: its functional state and its share of the SM's resources.
@@ -117,6 +121,12 @@ class Sm : public sim::Component {
   void begin_kernel(const func::GlobalMemory* gmem);
   /// Can the SM host another CTA needing `n` (of kernel `k`: its sharing plan, when any)?
   bool fits(const CtaNeeds& n, const KernelCtx* k = nullptr) const;
+  /// Unified L1/shared: the current shared capacity (bytes).
+  uint32_t carveout() const { return shared_cap_; }
+  /// Unified L1/shared: switch to `shared` bytes of shared memory (the L1 gets the rest of the
+  /// array in whole ways). Only while no CTA is resident: the L1's dirty lines are written
+  /// back first (false until that finished, or while CTAs are resident), then it is emptied.
+  bool switch_carveout(uint32_t shared);
   /// Resource sharing's dynamic warp execution: the board the GPU's SMs share.
   void set_sharing_board(std::shared_ptr<sharing::DynBoard> b);
   /// Resource sharing's per-SM state (null when sharing.mode=none).
@@ -176,7 +186,27 @@ class Sm : public sim::Component {
   struct Unit {
     UnitKind kind;
     uint64_t free_at = 0;
+    uint32_t part = 0;  // sub-core (sm.sub_cores), 0 when the SM is not partitioned
   };
+  // ---- sub-cores (sm.sub_cores): parts_ = 1 when off ----
+  static constexpr uint32_t kMaxParts = 8;
+  uint32_t part_of(const WarpSlot& w) const { return parts_ == 1 ? 0 : w.sched; }
+  bool collectors_full(uint32_t part) const {
+    return parts_ == 1 ? collectors_busy_ == collectors_.size()
+                       : coll_busy_part_[part] == coll_per_part_;
+  }
+  /// Instructions of kind `uk` that may wait for dispatch in a sub-core (the LD/ST path is
+  /// shared by all sub-cores and counted in part 0).
+  uint32_t& waiting(uint32_t part, UnitKind uk) {
+    return waiting_dispatch_[uk == UnitKind::ldst ? 0 : part][size_t(uk)];
+  }
+  uint32_t waiting(uint32_t part, UnitKind uk) const {
+    return waiting_dispatch_[uk == UnitKind::ldst ? 0 : part][size_t(uk)];
+  }
+  uint32_t unit_cap(UnitKind uk) const {
+    const uint32_t n = units_of_kind_[size_t(uk)];
+    return std::max<uint32_t>(1, uk == UnitKind::ldst ? n : n / parts_);
+  }
 
   UnitKind unit_for(ptx::ExecClass c) const;
   const UnitTiming& timing_for(ptx::ExecClass c) const;
@@ -184,7 +214,10 @@ class Sm : public sim::Component {
   Stall issue_spill(WarpSlot& w, KernelCtx& kc, uint32_t pc, bool store, uint64_t now,
                     bool* issued);
   uint32_t bank_of(uint32_t reg, uint32_t warp_slot) const {
-    return (reg + warp_slot) % p_.num_reg_banks;
+    if (parts_ == 1) return (reg + warp_slot) % p_.num_reg_banks;
+    // Sub-cores: a warp's registers live in its sub-core's slice of the banks.
+    const uint32_t per = p_.num_reg_banks / parts_;
+    return (warp_slot % parts_) * per + (reg + warp_slot / parts_) % per;
   }
 
   void writeback(uint64_t now);
@@ -234,7 +267,13 @@ class Sm : public sim::Component {
   std::vector<uint32_t> order_scratch_;
   uint64_t cycle_now_ = 0;
   uint32_t collectors_busy_ = 0;
-  uint32_t waiting_dispatch_[size_t(UnitKind::count_)] = {};
+  uint32_t waiting_dispatch_[kMaxParts][size_t(UnitKind::count_)] = {};
+  uint32_t parts_ = 1, coll_per_part_ = 0;
+  uint32_t coll_busy_part_[kMaxParts] = {};
+  // ---- unified L1/shared (sm.l1_shared_unified) ----
+  uint32_t shared_cap_ = 0;  // shared bytes of the current carve-out (shared_bytes if not unified)
+  uint32_t l1_way_bytes_ = 0;  // bytes one L1D way holds (unified only)
+  stats::Counter* carveout_switches_ = nullptr;
   std::unique_ptr<LdstUnit> ldst_;
   std::unique_ptr<Cache> l1i_;
   std::unique_ptr<ext::RegFileCache> rfc_;          // rfc.enable (src/ext/rfc)

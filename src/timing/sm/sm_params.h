@@ -3,8 +3,11 @@
 // configuration, /work/shared/testdata/gpgpusim-SM2_GTX480.config).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "config/describer.h"
 #include "ext/ccws/ccws_params.h"
@@ -46,11 +49,17 @@ struct SmParams {
   uint32_t shared_bytes = 49152;
   uint32_t shared_granularity = 128;
   uint32_t max_shared_per_block = 49152;
+  uint32_t max_shared_per_block_optin = 0;  // 0: no opt-in above max_shared_per_block
+  // Unified L1/shared (Volta and later): l1d.size is the unified array; shared_carveouts lists
+  // the shared capacities (KB) the driver may pick per kernel; the L1 gets the rest.
+  bool l1_shared_unified = false;
+  std::string shared_carveouts;
   uint32_t max_threads_per_block = 1024;
   uint32_t warp_size = 32;
   // ---- pipeline ----
   uint32_t simd_width = 32;  // lanes per SP unit: a warp takes warp_size/simd_width passes
   uint32_t num_schedulers = 2;
+  uint32_t sub_cores = 0;  // 0: no partitioning (every scheduler reaches every unit and bank)
   std::string scheduler = "gto";
   std::string register_numbering = "virtual";
   uint32_t two_level_active = 6;
@@ -165,6 +174,31 @@ struct SmParams {
     return c;
   }
 
+  /// shared_carveouts in bytes, ascending; empty (and *bad set) when the list does not parse.
+  std::vector<uint32_t> carveout_bytes(std::string* bad = nullptr) const {
+    std::vector<uint32_t> v;
+    size_t i = 0;
+    while (i < shared_carveouts.size()) {
+      size_t j = shared_carveouts.find(',', i);
+      if (j == std::string::npos) j = shared_carveouts.size();
+      std::string t = shared_carveouts.substr(i, j - i);
+      while (!t.empty() && t.front() == ' ') t.erase(t.begin());
+      while (!t.empty() && t.back() == ' ') t.pop_back();
+      char* end = nullptr;
+      const unsigned long kb = t.empty() ? 0 : std::strtoul(t.c_str(), &end, 10);
+      if (t.empty() || *end || kb > (1u << 14)) {
+        if (bad) *bad = t;
+        return {};
+      }
+      v.push_back(uint32_t(kb * 1024));
+      i = j + 1;
+    }
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+  /// Sub-core (processing block) count, 1 when the SM is not partitioned.
+  uint32_t parts() const { return sub_cores ? sub_cores : 1; }
+
   void describe(config::Describer& d) {
     const char* t1 = "D2MA paper Table 1";
     const char* g = "GPGPU-Sim GTX480 config";
@@ -194,6 +228,27 @@ struct SmParams {
     d.param("max_shared_per_block", max_shared_per_block, "bytes", "Shared memory one CTA may use",
             "Fermi: 48 KB")
         .range(0, 1u << 24);
+    d.param("max_shared_per_block_optin", max_shared_per_block_optin, "bytes",
+            "Shared memory one CTA may use after the kernel opts in with cudaFuncSetAttribute("
+            "cudaFuncAttributeMaxDynamicSharedMemorySize); without it a CTA gets at most "
+            "max_shared_per_block (0: no opt-in, max_shared_per_block is the only limit)",
+            "CUDA C Programming Guide, Compute Capabilities (7.x: shared memory above 48 KB per "
+            "block needs an explicit opt-in); 0 for Fermi/Kepler, which have none")
+        .range(0, 1u << 24);
+    d.param("l1_shared_unified", l1_shared_unified, "",
+            "One SRAM array serves the L1 data cache and shared memory (Volta and later): "
+            "l1d.size is the whole array, the driver picks each kernel's shared capacity from "
+            "shared_carveouts (the kernel's cudaFuncAttributePreferredSharedMemoryCarveout hint, "
+            "else the smallest carve-out that keeps the occupancy of the largest), and the L1 "
+            "gets the rest (in whole ways of l1d). An SM switches carve-out only while it holds "
+            "no CTA; shared_bytes must equal the largest carve-out",
+            "Volta tuning guide 1.4.3.1 (unified L1/shared, carve-out chosen per kernel); "
+            "false: Fermi/Kepler split the array at boot, as the seeds' machines do");
+    d.param("shared_carveouts", shared_carveouts, "KB",
+            "Comma-separated shared-memory capacities (KB) of the unified array the driver may "
+            "choose from (l1_shared_unified); empty when not unified",
+            "per preset: CUDA C Programming Guide, Compute Capabilities (e.g. 7.0: 0, 8, 16, "
+            "32, 64, 96 KB)");
     d.param("max_threads_per_block", max_threads_per_block, "threads", "Threads per CTA limit",
             "CUDA, cc >= 2.0: 1024")
         .range(1, 65536);
@@ -206,6 +261,16 @@ struct SmParams {
     d.param("num_schedulers", num_schedulers, "schedulers",
             "Warp schedulers per SM (warps are split among them)", g)
         .range(1, 8);
+    d.param("sub_cores", sub_cores, "sub-cores",
+            "Processing blocks per SM (0: none, every scheduler reaches every unit). With N: "
+            "warp slot w belongs to sub-core w mod N, which alone uses its scheduler, its "
+            "num_reg_banks/N register banks, collector_units/N collectors and 1/N of the SP, "
+            "INT, SFU and DP units; the LD/ST path (L1, shared memory) stays shared. Needs "
+            "num_schedulers = N and every partitioned count divisible by N",
+            "Volta whitepaper (2017), 'Volta SM': the SM is partitioned into four processing "
+            "blocks, each with its own warp scheduler, dispatch unit, 64 KB register file and "
+            "units; 0 for Fermi/Kepler")
+        .max(8);
     d.param("scheduler", scheduler, "",
             "Warp scheduling policy (owf: owner warp first, for resource sharing: owner > "
             "unshared > non-owner warps, GTO within a class; thesis 2.3.2)",
