@@ -10,14 +10,13 @@
 #include <cstdlib>
 #include <cstring>
 
-#define UB_CHECK(x)                                                                    \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,                 \
-                   cudaGetErrorString(e_));                                            \
-      std::exit(1);                                                                    \
-    }                                                                                  \
+#define UB_CHECK(x)                                                                            \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                            \
+    }                                                                                          \
   } while (0)
 
 inline void ub_print(const char* name, double v, const char* unit) {

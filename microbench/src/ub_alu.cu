@@ -7,10 +7,10 @@
 // latency after the last warm-up one: in an in-order pipeline t1 - t0 = kN x latency exactly
 // (the second clock read issues the cycle after the last timed instruction). The value reported
 // is (t1 - t0) / kN in cycles; the kernel runs the measured code twice in a loop and keeps the
-// second pass (the first one warms the SM's instruction cache). Operands other than the chained register are immediates
-// (floating point; cannot be folded without fast-math) or kernel parameters (integer; ptxas
-// would fold add-immediate chains), so one register is read per instruction (fp) and the chain
-// has no register-bank conflicts of its own.
+// second pass (the first one warms the SM's instruction cache). Operands other than the chained
+// register are immediates (floating point; cannot be folded without fast-math) or kernel parameters
+// (integer; ptxas would fold add-immediate chains), so one register is read per instruction (fp)
+// and the chain has no register-bank conflicts of its own.
 //   ubench alu.<op> <cycles/instruction> cycles
 //   ubench alu.<op>.raw <t1 - t0> cycles          (for kN instructions)
 //   ubench clock.overhead <t1 - t0 with nothing between> cycles
@@ -19,21 +19,20 @@
 constexpr int kWarm = 8;
 constexpr int kN = 64;
 
-#define UB_CHAIN_KERNEL(NAME, T, C, INSTR)                                               \
-  __global__ void NAME(T* io, long long* dt, unsigned a, unsigned b) {                   \
-    T x = io[threadIdx.x];                                                               \
-    long long d = 0;                                                                     \
-    _Pragma("unroll 1") for (int rep = 0; rep < 2; ++rep) {                              \
-      _Pragma("unroll") for (int i = 0; i < kWarm; ++i)                                  \
-          asm volatile(INSTR : C(x) : "r"(a), "r"(b));                                   \
-      long long t0 = clock64();                                                          \
-      _Pragma("unroll") for (int i = 0; i < kN; ++i)                                     \
-          asm volatile(INSTR : C(x) : "r"(a), "r"(b));                                   \
-      long long t1 = clock64();                                                          \
-      d = t1 - t0;                                                                       \
-    }                                                                                    \
-    io[threadIdx.x] = x;                                                                 \
-    if (threadIdx.x == 0) dt[0] = d;                                                     \
+#define UB_CHAIN_KERNEL(NAME, T, C, INSTR)                                                        \
+  __global__ void NAME(T* io, long long* dt, unsigned a, unsigned b) {                            \
+    T x = io[threadIdx.x];                                                                        \
+    long long d = 0;                                                                              \
+    _Pragma("unroll 1") for (int rep = 0; rep < 2; ++rep) {                                       \
+      _Pragma("unroll") for (int i = 0; i < kWarm;                                                \
+                             ++i) asm volatile(INSTR : C(x) : "r"(a), "r"(b));                    \
+      long long t0 = clock64();                                                                   \
+      _Pragma("unroll") for (int i = 0; i < kN; ++i) asm volatile(INSTR : C(x) : "r"(a), "r"(b)); \
+      long long t1 = clock64();                                                                   \
+      d = t1 - t0;                                                                                \
+    }                                                                                             \
+    io[threadIdx.x] = x;                                                                          \
+    if (threadIdx.x == 0) dt[0] = d;                                                              \
   }
 
 // %0 is the chained register, %1 and %2 are the integer kernel parameters a and b.
@@ -79,8 +78,9 @@ static void run_chain(int argc, char** argv, const char* op,
 }
 
 int main(int argc, char** argv) {
-  std::printf("# ub_alu: dependent chains of %d instructions after a %d-instruction warm-up chain\n",
-              kN, kWarm);
+  std::printf(
+      "# ub_alu: dependent chains of %d instructions after a %d-instruction warm-up chain\n", kN,
+      kWarm);
   run_chain<float>(argc, argv, "fadd", k_fadd);
   run_chain<float>(argc, argv, "fmul", k_fmul);
   run_chain<float>(argc, argv, "ffma", k_ffma);

@@ -89,8 +89,8 @@ int main(int argc, char** argv) {
   unsigned long long* sink;
   UB_CHECK(cudaMalloc(&dt, 4096 * sizeof(long long)));
   UB_CHECK(cudaMalloc(&sink, 64 * sizeof(unsigned long long)));
-  const int threads = prop.maxThreadsPerMultiProcessor < 1024 ? prop.maxThreadsPerMultiProcessor
-                                                              : 1024;
+  const int threads =
+      prop.maxThreadsPerMultiProcessor < 1024 ? prop.maxThreadsPerMultiProcessor : 1024;
   std::printf("# ub_atomic: %d atomics per thread for throughput, %d-long chains for latency\n",
               kIters, kChase);
   if (ub_selected(argc, argv, "global_lat")) {

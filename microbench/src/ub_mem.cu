@@ -79,15 +79,15 @@ __global__ void k_smem_lat(long long* dt, unsigned* sink) {
 constexpr int kBwLoads = 64;
 
 #define UB_LDS(k) \
-  asm volatile("ld.shared.u32 %0, [%1+%2];" : "=r"(v[(k) % 8]) : "r"(base), "n"((k) * 128))
-#define UB_LDS8(b)                                                                          \
-  UB_LDS(b + 0);                                                                            \
-  UB_LDS(b + 1);                                                                            \
-  UB_LDS(b + 2);                                                                            \
-  UB_LDS(b + 3);                                                                            \
-  UB_LDS(b + 4);                                                                            \
-  UB_LDS(b + 5);                                                                            \
-  UB_LDS(b + 6);                                                                            \
+  asm volatile("ld.shared.u32 %0, [%1+%2];" : "=r"(v[(k) % 8]) : "r"(base), "n"((k)*128))
+#define UB_LDS8(b) \
+  UB_LDS(b + 0);   \
+  UB_LDS(b + 1);   \
+  UB_LDS(b + 2);   \
+  UB_LDS(b + 3);   \
+  UB_LDS(b + 4);   \
+  UB_LDS(b + 5);   \
+  UB_LDS(b + 6);   \
   UB_LDS(b + 7)
 
 __global__ void k_smem_bw(long long* t, unsigned* sink) {
