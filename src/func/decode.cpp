@@ -294,12 +294,17 @@ class Decoder {
         h = select_mem_for(in, d.aspace);
       } else {
         for (auto sel : {select_ctrl, select_misc, select_int, select_float, select_cvt, select_mem,
-                         select_warp}) {
+                         select_warp, select_mma_sync, select_async}) {
           h = sel(in);
           if (h) break;
         }
       }
       d.fn = h ? h : &h_unsupported;
+      if (in.op == Op::cp && h) {  // the timing model's asynchronous-copy bookkeeping
+        d.async_copy = is_async_copy(in);
+        d.async_commit = is_async_commit(in);
+        d.async_wait = int8_t(std::clamp(async_wait_groups(in), -1, 127));
+      }
       // Livelock detection counts every instruction that may change memory others can see.
       d.writes_mem = (in.info().flags & ptx::OPF_STORE) != 0 || in.op == Op::wmma ||
                      in.op == Op::mbarrier || in.op == Op::call;

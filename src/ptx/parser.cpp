@@ -2123,6 +2123,9 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
     case Op::mma:
       in.ndst = 1;
       break;
+    case Op::mbarrier:  // state / waitComplete / count first, unless the address comes first
+      in.ndst = !in.ops.empty() && in.ops[0].kind != OperandKind::addr ? 1 : 0;
+      break;
     case Op::wmma:  // wmma.load / wmma.mma write a fragment (a vector); wmma.store writes none
       in.ndst = !in.extra.empty() && in.extra[0] == ".store" ? 0 : 1;
       break;
