@@ -289,6 +289,10 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.ready_at = now + p_.cta_launch_latency;
     w.was_at_barrier = false;
     w.inflight = 0;
+    w.async_open = 0;
+    w.async_base = 1;
+    w.async_groups.clear();
+    w.async_waiting = false;
     w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
     w.pend_pred.assign(std::max<uint32_t>(npreds, 1), 0);
     if (k->pcs) {
@@ -484,6 +488,76 @@ std::string Sm::dump_state() const {
                      w.func_done ? "" : w.cta->k->launch->prog->where(fw.pc()), state);
   }
   return s;
+}
+
+// ---- asynchronous copies (cp.async) ----------------------------------------------------------
+// The functional model copies at issue; here a cp.async is a global load without a destination
+// register: the warp goes on, and the LD/ST unit completes it when its data returned. Each
+// copy belongs to its warp's open group until cp.async.commit_group closes it;
+// cp.async.wait_group N issues once at most N committed groups have copies in flight
+// (wait_all: none, open group included). The wait counts as a `barrier` stall (the issue-slot
+// reasons are positional and fixed) and in the group `async` (warp-cycles at wait_group).
+
+bool Sm::async_ready(const WarpSlot& w, const func::DInst& d) const {
+  if (d.async_wait == 0 && !d.async_commit && d.in && w.async_open) {
+    // wait_all also waits for the open group (wait_group 0 does not).
+    for (const std::string& s : d.in->extra)
+      if (s == ".wait_all") return false;
+  }
+  return w.async_groups.size() <= size_t(d.async_wait);
+}
+
+void Sm::async_issue(WarpSlot& w, const func::DInst& d, InFlight& f, uint64_t now) {
+  if (!async_) {
+    stats::Group& g = g_.child("async");
+    async_ = std::make_unique<AsyncStats>();
+    async_->insts = &g.counter("cp_async_insts", "warp instructions",
+                               "cp.async warp instructions issued (global->shared copies)");
+    async_->bytes =
+        &g.counter("cp_async_bytes", "bytes", "bytes requested by cp.async (cp-size x lanes)");
+    async_->waits = &g.counter("wait_group_insts", "warp instructions",
+                               "cp.async.wait_group / wait_all warp instructions issued");
+    async_->wait_cycles =
+        &g.counter("wait_group_cycles", "warp-cycles",
+                   "cycles warps spent blocked at cp.async.wait_group / wait_all (their issue "
+                   "slots count as barrier stalls)");
+    async_->peak = &g.counter("peak_in_flight", "warp instructions",
+                              "most cp.async warp instructions in flight at once on the SM");
+  }
+  if (d.async_copy) {
+    if (!rec_.exec) return;
+    f.async_group = w.async_base + uint32_t(w.async_groups.size());
+    ++w.async_open;
+    ++*async_->insts;
+    *async_->bytes += uint64_t(__builtin_popcount(rec_.exec)) * rec_.access_size;
+    if (++async_->in_flight > async_->peak->value) async_->peak->value = async_->in_flight;
+  } else if (d.async_commit) {
+    w.async_groups.push_back(w.async_open);
+    w.async_open = 0;
+    while (!w.async_groups.empty() && w.async_groups.front() == 0) {
+      w.async_groups.pop_front();
+      ++w.async_base;
+    }
+  } else {
+    ++*async_->waits;
+    if (w.async_waiting) *async_->wait_cycles += now - w.async_wait_since;
+    w.async_waiting = false;
+  }
+}
+
+void Sm::async_complete(const InFlight& f) {
+  WarpSlot& w = *f.w;
+  const uint32_t idx = f.async_group - w.async_base;
+  if (idx < w.async_groups.size()) {
+    --w.async_groups[idx];
+  } else if (w.async_open) {
+    --w.async_open;
+  }
+  while (!w.async_groups.empty() && w.async_groups.front() == 0) {
+    w.async_groups.pop_front();
+    ++w.async_base;
+  }
+  if (async_ && async_->in_flight) --async_->in_flight;
 }
 
 }  // namespace simtlab::timing
