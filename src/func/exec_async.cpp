@@ -14,6 +14,11 @@
 //       complete_tx / test_wait{.parity} / try_wait{.parity} / pending_count on
 //       .shared{::cta} (9.7.13.15). Each executing thread performs its operation in lane order.
 //   elect.sync d|p, membermask (9.7.13.12): the lowest-numbered active lane of membermask.
+//   cp.async.bulk (sm_90, 9.7.9.25.4): global->shared::cluster with
+//       .mbarrier::complete_tx::bytes (the CTA's own shared memory) and shared::cta->global with
+//       .bulk_group; size a multiple of 16. Copied at issue; the first form then performs
+//       complete_tx(size) on its mbarrier. bulk commit_group / wait_group: nothing to do.
+//       Not implemented: .tensor (TMA), .prefetch, .multicast::cluster, shared::cluster peers.
 //
 // mbarrier object layout (the 64-bit object is opaque in PTX; simtlab's own encoding):
 //   bits  0..19  pending arrivals of the current phase
@@ -294,6 +299,62 @@ void h_mbarrier(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   }
 }
 
+// ---- cp.async.bulk (sm_90, non-tensor) ------------------------------------------------------
+
+/// Apply complete_tx(bytes) to the mbarrier at shared offset `off` (fault when out of range).
+void mbar_complete_tx(ExecContext& cx, const Warp& w, const DInst& d, unsigned l, uint8_t* p,
+                      uint64_t off, uint32_t bytes) {
+  uint64_t raw;
+  std::memcpy(&raw, p, 8);
+  Mbar m = unpack(raw);
+  m.tx -= int32_t(bytes);
+  if (m.tx < -int32_t(kCountMask))
+    guest_fault(cx, w, d, l,
+                fmt::format("mbarrier at shared address {:#x}: tx-count out of range", off));
+  complete_if_done(m);
+  raw = pack(m);
+  std::memcpy(p, &raw, 8);
+}
+
+/// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
+/// (a CTA's own shared memory: clusters of one CTA) and
+/// cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size. The copy happens at issue;
+/// the global->shared form then performs complete_tx(size) on the mbarrier.
+template <bool kToShared>
+void h_bulk(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+  for_lanes(e, [&](unsigned l) {
+    const uint64_t size = operand_val(w, d.op[2], l) & 0xffffffffu;
+    if (size % 16)
+      guest_fault(cx, w, d, l, fmt::format("cp.async.bulk: size {} is not a multiple of 16", size));
+    if (!size) return;
+    const uint64_t g = operand_addr(w, d, kToShared ? 1 : 0, l);
+    if (g % 16)
+      guest_fault(cx, w, d, l,
+                  fmt::format("cp.async.bulk: global address {:#x} is not 16-byte aligned", g));
+    uint8_t* gp = cx.gmem->translate(g, size);
+    if (!gp)
+      guest_fault(cx, w, d, l,
+                  fmt::format("invalid global {} of {} bytes at address {:#x}: {}",
+                              kToShared ? "read" : "write", size, g, cx.gmem->describe(g)));
+    // The shared side: check the whole range through its first and last 16 bytes.
+    uint8_t* sp = shared_at(cx, w, d, kToShared ? 0 : 1, l, 16, false);
+    const uint64_t so = uint64_t(sp - cx.cta->shared.data());
+    if (so + size > cx.cta->shared.size())
+      guest_fault(cx, w, d, l,
+                  fmt::format("cp.async.bulk: shared range [{:#x}, +{}) is outside the CTA's {} "
+                              "bytes of shared memory",
+                              so, size, cx.cta->shared.size()));
+    if (kToShared) {
+      std::memcpy(sp, gp, size);
+      uint64_t off;
+      uint8_t* mp = shared_at(cx, w, d, 3, l, 8, false, &off);
+      mbar_complete_tx(cx, w, d, l, mp, off, uint32_t(size));
+    } else {
+      std::memcpy(gp, sp, size);
+    }
+  });
+}
+
 // ---- elect -----------------------------------------------------------------------------------
 
 void h_elect(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
@@ -312,7 +373,20 @@ Handler select_async(const Instruction& in) {
   if (in.op == Op::elect) return in.ops.size() == 3 ? &h_elect : nullptr;
   if (in.op == Op::cp) {
     if (!has_mod(in, ".async")) return nullptr;
-    if (has_mod(in, ".bulk")) return nullptr;  // cp.async.bulk (sm_90): not implemented
+    if (has_mod(in, ".bulk")) {
+      if (has_mod(in, ".tensor") || has_mod(in, ".prefetch") || has_mod(in, ".multicast::cluster"))
+        return nullptr;  // TMA tensor copies, prefetch, multicast: not implemented
+      if (has_mod(in, ".commit_group") || has_mod(in, ".wait_group") ||
+          has_mod(in, ".wait_group.read"))
+        return &h_nop_async;
+      if (in.space == ptx::Space::shared_cluster && in.space2 == ptx::Space::global &&
+          has_mod(in, ".mbarrier::complete_tx::bytes") && in.ops.size() == 4)
+        return &h_bulk<true>;
+      if (in.space == ptx::Space::global && in.space2 == ptx::Space::shared &&
+          has_mod(in, ".bulk_group") && in.ops.size() == 3)
+        return &h_bulk<false>;
+      return nullptr;
+    }
     if (has_mod(in, ".commit_group") || has_mod(in, ".wait_group") || has_mod(in, ".wait_all"))
       return &h_nop_async;
     if (has_mod(in, ".mbarrier"))
@@ -353,7 +427,7 @@ bool is_async_copy(const Instruction& in) {
 }
 
 int async_wait_groups(const Instruction& in) {
-  if (in.op != Op::cp || !has_mod(in, ".async")) return -1;
+  if (in.op != Op::cp || !has_mod(in, ".async") || has_mod(in, ".bulk")) return -1;
   if (has_mod(in, ".wait_all")) return 0;
   if (has_mod(in, ".wait_group") && !in.ops.empty() && in.ops[0].kind == ptx::OperandKind::imm)
     return int(in.ops[0].imm);
@@ -361,7 +435,8 @@ int async_wait_groups(const Instruction& in) {
 }
 
 bool is_async_commit(const Instruction& in) {
-  return in.op == Op::cp && has_mod(in, ".async") && has_mod(in, ".commit_group");
+  return in.op == Op::cp && has_mod(in, ".async") && !has_mod(in, ".bulk") &&
+         has_mod(in, ".commit_group");
 }
 
 }  // namespace simtlab::func

@@ -1200,6 +1200,10 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
       case Op::tex:
         in.space = *sp;
         return;
+      case Op::fence:  // fence.proxy.async.shared::cta / .global (state space of the proxy fence)
+        in.space = *sp;
+        in.extra.emplace_back(s);
+        return;
       default:
         bad();
     }

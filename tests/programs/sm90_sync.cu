@@ -5,7 +5,8 @@
 //     column l/4), rows in a scrambled order;
 //   mbarrier.try_wait.parity over 4 phases of producer/consumer exchange;
 //   mbarrier.arrive.expect_tx + mbarrier.complete_tx: the phase completes only when the
-//     arrivals and the announced transaction bytes are both in.
+//     arrivals and the announced transaction bytes are both in;
+//   cp.async.bulk global -> shared (mbarrier complete_tx) and shared -> global (bulk_group).
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -116,6 +117,36 @@ __global__ void kmbar(uint32_t* errors) {
   if (!try_parity(&txbar, 1)) atomicAdd(&errors[1], 1);
 }
 
+// cp.async.bulk: thread 0 announces 1024 bytes (arrive.expect_tx) and copies them global ->
+// shared with complete_tx on the mbarrier; everyone waits on parity 0, checks the tile,
+// increments it, and thread 0 writes it back shared -> global in a bulk group.
+__global__ void kbulk(const uint32_t* in, uint32_t* out, uint32_t* errors) {
+  __shared__ __align__(128) uint32_t tile[256];
+  __shared__ uint64_t bar;
+  const int t = threadIdx.x;
+  const uint32_t* src = in + blockIdx.x * 256;
+  if (t == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem(&bar)) : "memory");
+  __syncthreads();
+  if (t == 0) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 1024;" :: "r"(smem(&bar)) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 1024, [%2];"
+                 :: "r"(smem(tile)), "l"(src), "r"(smem(&bar)) : "memory");
+  }
+  while (!try_parity(&bar, 0)) {}
+  for (int i = t; i < 256; i += blockDim.x)
+    if (tile[i] != src[i]) atomicAdd(&errors[2], 1);
+  __syncthreads();
+  for (int i = t; i < 256; i += blockDim.x) tile[i] += 1;
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  if (t == 0) {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 1024;"
+                 :: "l"(out + blockIdx.x * 256), "r"(smem(tile)) : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  }
+}
+
 int main() {
   int fails = 0;
   fails += check_st<1, false>("stmatrix.x1");
@@ -124,7 +155,7 @@ int main() {
   fails += check_st<1, true>("stmatrix.x1.trans");
   fails += check_st<2, true>("stmatrix.x2.trans");
   fails += check_st<4, true>("stmatrix.x4.trans");
-  uint32_t *de, err[2];
+  uint32_t *de, err[3];
   CK(cudaMalloc(&de, sizeof err));
   CK(cudaMemset(de, 0, sizeof err));
   kmbar<<<2, 128>>>(de);
@@ -133,6 +164,23 @@ int main() {
   printf("%-34s %s\n", "mbarrier.try_wait.parity phases", err[0] ? "mismatch" : "ok");
   printf("%-34s %s\n", "mbarrier expect_tx / complete_tx", err[1] ? "mismatch" : "ok");
   fails += (err[0] != 0) + (err[1] != 0);
+  {
+    std::vector<uint32_t> h(512), o(512);
+    for (int i = 0; i < 512; ++i) h[i] = uint32_t(i * 2654435761u);
+    uint32_t *din, *dout, e3[3];
+    CK(cudaMalloc(&din, 2048)); CK(cudaMalloc(&dout, 2048));
+    CK(cudaMemcpy(din, h.data(), 2048, cudaMemcpyHostToDevice));
+    CK(cudaMemset(de, 0, sizeof err));
+    kbulk<<<2, 64>>>(din, dout, de);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(o.data(), dout, 2048, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(e3, de, sizeof err, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < 512; ++i) bad += o[i] != h[i] + 1;
+    printf("%-34s %s\n", "cp.async.bulk g2s (mbarrier) + s2g", (bad || e3[2]) ? "mismatch" : "ok");
+    fails += (bad || e3[2]) ? 1 : 0;
+    cudaFree(din); cudaFree(dout);
+  }
   printf(fails ? "FAILED\n" : "PASSED\n");
   return fails ? 1 : 0;
 }
