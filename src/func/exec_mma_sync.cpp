@@ -448,9 +448,156 @@ void h_matrix(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   }
 }
 
+// ---- wgmma (sm_90a) ---------------------------------------------------------------------------
+//
+// wgmma.mma_async.sync.aligned.m64nNk16.{f32,f16}.{f16,bf16}.{f16,bf16} d, a-desc, b-desc,
+// scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b (PTX ISA 9.0, 9.7.15): A and B
+// from shared memory through matrix descriptors (bits 0-13 start address >> 4, 16-29 leading
+// byte offset >> 4, 32-45 stride byte offset >> 4, 62-63 swizzle: 0 none, 1 128B, 2 64B, 3 32B),
+// K-major only (imm-trans 0). Canonical K-major layouts: without swizzle, element (r, k) of the
+// operand (r = row of A / column of B) is in the 8x16-byte core matrix (r/8, k/8) at
+// start + (r/8)*SBO + (k/8)*LBO, row r%8 at 16*(r%8), column k%8; with a W-byte swizzle (W = 32,
+// 64, 128) row r is at start + (r/8)*SBO + (r%8)*W and the 16-byte chunk bits 4.. of the
+// address are XORed with address bits 7.. (log2(W/16) bits), as on hardware (atoms aligned).
+// Each warp of the warpgroup computes its own 16 rows (warp w % 4: rows 16(w%4)..+15), so warps
+// run independently. Accumulator fragment: register 4j + i of lane l (groupID g = l/4,
+// t = l%4) holds D(16(w%4) + g + 8(i/2), 8j + 2t + (i%2)); f16 accumulators pack elements 2q,
+// 2q+1 of that order into register q. scale-d false: D = A*B. fence / commit_group /
+// wait_group: nothing to do (the product is written at issue).
+
+struct WgDesc {
+  unsigned n = 0;
+  Type tab = Type::none, td = Type::none;
+  std::string error;
+};
+
+WgDesc parse_wg(const Instruction& in) {
+  WgDesc d;
+  std::vector<Type> types;
+  if (in.type != Type::none) types.push_back(in.type);
+  if (in.type2 != Type::none) types.push_back(in.type2);
+  for (const std::string& x : in.extra) {
+    if (x == ".f16") types.push_back(Type::f16);
+    if (x == ".bf16") types.push_back(Type::bf16);
+    if (x == ".f32") types.push_back(Type::f32);
+    unsigned m = 0, n = 0, k = 0;
+    if (x.starts_with(".m") && std::sscanf(x.c_str(), ".m%un%uk%u", &m, &n, &k) == 3) {
+      if (m != 64 || k != 16 || n % 8 || n < 8 || n > 256)
+        d.error = full_mnemonic(in) + ": only m64nNk16 is implemented";
+      d.n = n;
+    }
+  }
+  if (types.size() != 3 || types[1] != types[2] ||
+      (types[1] != Type::f16 && types[1] != Type::bf16) ||
+      (types[0] != Type::f32 && !(types[0] == Type::f16 && types[1] == Type::f16)))
+    d.error = full_mnemonic(in) + ": only f16/bf16 inputs with f32 (or f16) accumulators";
+  else {
+    d.td = types[0];
+    d.tab = types[1];
+  }
+  if (in.ops.size() != 8 || in.ops[1].kind == ptx::OperandKind::vec)
+    d.error = full_mnemonic(in) + ": only A and B from shared-memory descriptors are implemented";
+  if (!d.n && d.error.empty()) d.error = full_mnemonic(in) + ": no shape";
+  return d;
+}
+
+const WgDesc& wg_desc(const Instruction& in) {
+  static std::unordered_map<const Instruction*, WgDesc> cache;
+  auto it = cache.find(&in);
+  if (it == cache.end()) it = cache.emplace(&in, parse_wg(in)).first;
+  return it->second;
+}
+
+/// Shared-memory offset of element (r, k) of a K-major operand with descriptor `desc`.
+uint64_t wg_addr(uint64_t desc, unsigned r, unsigned k) {
+  const uint64_t start = (desc & 0x3fff) << 4, lbo = ((desc >> 16) & 0x3fff) << 4,
+                 sbo = ((desc >> 32) & 0x3fff) << 4;
+  const unsigned swz = unsigned(desc >> 62);
+  if (swz == 0) return start + (r / 8) * sbo + (k / 8) * lbo + (r % 8) * 16 + (k % 8) * 2;
+  const unsigned bits = swz == 1 ? 3 : swz == 2 ? 2 : 1;  // 128B, 64B, 32B
+  const uint64_t W = 16u << bits;
+  const uint64_t a = start + (r / 8) * sbo + (r % 8) * W + k * 2;
+  return a ^ (((a >> 7) & ((1u << bits) - 1)) << 4);
+}
+
+void h_wgmma(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+  const WgDesc& ds = wg_desc(*d.in);
+  if (!ds.error.empty())
+    guest_fault(cx, w, d, std::countr_zero(e), "unsupported PTX instruction " + ds.error);
+  if (e != kFullMask)
+    guest_fault(cx, w, d, std::countr_zero(e),
+                "wgmma.mma_async.sync.aligned needs all 32 threads of every warp of the warpgroup");
+  const auto& ops = d.in->ops;
+  if (ops[6].imm != 0 || ops[7].imm != 0)
+    guest_fault(cx, w, d, 0,
+                "unsupported PTX instruction " + full_mnemonic(*d.in) +
+                    ": transposed (MN-major) operands are not implemented");
+  const double sa = int64_t(ops[4].imm) < 0 ? -1 : 1, sb = int64_t(ops[5].imm) < 0 ? -1 : 1;
+  const LaneMask scale_d = pred_value(w, d.op[3]);
+  const unsigned N = ds.n, wi = w.index % 4;
+  std::vector<uint8_t>& sh = cx.cta->shared;
+  auto read = [&](uint64_t desc, unsigned r, unsigned k) {
+    const uint64_t a = wg_addr(desc, r, k) & 0xffff'ffffull;
+    if (a + 2 > sh.size())
+      guest_fault(cx, w, d, 0,
+                  fmt::format("wgmma: operand address {:#x} outside the CTA's {} bytes of shared "
+                              "memory",
+                              a, sh.size()));
+    uint16_t v;
+    std::memcpy(&v, sh.data() + a, 2);
+    return to_double(ds.tab, v);
+  };
+  const uint64_t da = w.R[size_t(d.op[1].slot) * kMaxWarpSize],
+                 db = w.R[size_t(d.op[2].slot) * kMaxWarpSize];
+  if (d.op[1].kind != DOp::k_reg || d.op[2].kind != DOp::k_reg)
+    guest_fault(cx, w, d, 0, "wgmma: the descriptors must be registers");
+  double A[16][16], B[256][16];
+  for (unsigned r = 0; r < 16; ++r)
+    for (unsigned k = 0; k < 16; ++k) A[r][k] = sa * read(da, 16 * wi + r, k);
+  for (unsigned n = 0; n < N; ++n)
+    for (unsigned k = 0; k < 16; ++k) B[n][k] = sb * read(db, n, k);
+  const DOp& vd = d.op[0];
+  const bool f32 = ds.td == Type::f32;
+  const unsigned elems = N / 2;  // per lane
+  for (unsigned l = 0; l < kMaxWarpSize; ++l) {
+    const unsigned g = l / 4, t = l % 4;
+    uint64_t out[128] = {};
+    for (unsigned q = 0; q < elems; ++q) {
+      const unsigned j = q / 4, i = q % 4;
+      const unsigned r = g + 8 * (i / 2), c = 8 * j + 2 * t + (i % 2);
+      const unsigned reg = f32 ? q : q / 2, sub = f32 ? 0 : q % 2;
+      const DOp& el = cx.prog->elems[vd.slot + std::min<unsigned>(reg, vd.count - 1u)];
+      double acc = 0;
+      if ((scale_d >> l) & 1 && el.kind == DOp::k_reg) {
+        const uint64_t raw = w.R[size_t(el.slot) * kMaxWarpSize + l];
+        acc = f32 ? double(fp::f32_of(uint32_t(raw)))
+                  : fp::decode<fp::FmtF16>((raw >> (16 * sub)) & 0xffff);
+      }
+      for (unsigned k = 0; k < 16; ++k) acc += A[r][k] * B[c][k];
+      out[q] = from_double(ds.td, acc, false);
+    }
+    const unsigned nregs = f32 ? elems : elems / 2;
+    for (unsigned reg = 0; reg < nregs && reg < vd.count; ++reg) {
+      const DOp& el = cx.prog->elems[vd.slot + reg];
+      if (el.kind != DOp::k_reg) continue;
+      w.R[size_t(el.slot) * kMaxWarpSize + l] =
+          f32 ? out[reg] : (out[2 * reg] & 0xffff) | (out[2 * reg + 1] & 0xffff) << 16;
+    }
+  }
+}
+
+void h_wg_nop(ExecContext&, Warp&, const DInst&, LaneMask) {}
+
 }  // namespace
 
 Handler select_mma_sync(const Instruction& in) {
+  if (in.op == ptx::Op::wgmma) {
+    if (in.extra.empty()) return nullptr;
+    const std::string& k = in.extra[0];
+    if (k == ".mma_async") return &h_wgmma;
+    if (k == ".fence" || k == ".commit_group" || k == ".wait_group") return &h_wg_nop;
+    return nullptr;
+  }
   switch (in.op) {
     case ptx::Op::mma:
       return &h_mma_sync;
