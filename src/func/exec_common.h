@@ -119,6 +119,8 @@ bool is_async_copy(const ptx::Instruction& in);
 bool is_async_commit(const ptx::Instruction& in);
 /// cp.async.wait_group N: N; wait_all: 0; any other instruction: -1.
 int async_wait_groups(const ptx::Instruction& in);
+/// wgmma.mma_async: its N (m64nNk16), 0 when not one (exec_mma_sync.cpp).
+unsigned wgmma_n_of(const ptx::Instruction& in);
 
 /// Report a guest error for lane `lane` of `w` at the current instruction (implemented in
 /// executor.cpp; builds a sanitizer-style message naming kernel, block, thread, PC and line).

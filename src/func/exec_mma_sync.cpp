@@ -590,6 +590,11 @@ void h_wg_nop(ExecContext&, Warp&, const DInst&, LaneMask) {}
 
 }  // namespace
 
+unsigned wgmma_n_of(const Instruction& in) {
+  if (in.op != ptx::Op::wgmma || in.extra.empty() || in.extra[0] != ".mma_async") return 0;
+  return wg_desc(in).n;
+}
+
 Handler select_mma_sync(const Instruction& in) {
   if (in.op == ptx::Op::wgmma) {
     if (in.extra.empty()) return nullptr;

@@ -79,6 +79,11 @@ struct DInst {
   // wait_all; -1 for every other instruction). The timing model keeps the copies asynchronous.
   bool async_copy = false, async_commit = false;
   int8_t async_wait = -1;
+  // wgmma (exec_mma_sync.cpp): mma_async with its N (0 = not one), commit_group, and
+  // wait_group N (N; -1 for every other instruction). Asynchronous in the timing model.
+  uint16_t wgmma_n = 0;
+  bool wgmma_commit = false;
+  int8_t wgmma_wait = -1;
   mutable bool warned = false;  // a once-per-instruction warning (division by zero) was printed
 };
 

@@ -83,6 +83,10 @@ __global__ void kmain(const uint32_t* g, uint32_t* errors) {
   // 3. arrive_drop: warp 3 leaves bar3 after phase 0.
   if (t >= 96) mb_arrive_drop(&bar3); else mb_arrive(&bar3);
   while (!mb_test_parity(&bar3, 0)) {}
+  // Every thread has seen phase 0 complete before phase 1 can complete: a parity wait only
+  // tells the current phase from the one before it (warp 3 would otherwise see parity 0 again
+  // once phase 2 runs and wait forever).
+  __syncthreads();
   if (t < 96) {
     mb_arrive(&bar3);
     while (!mb_test_parity(&bar3, 1)) {}

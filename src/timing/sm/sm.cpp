@@ -293,6 +293,8 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.async_base = 1;
     w.async_groups.clear();
     w.async_waiting = false;
+    w.wg_busy_until = w.wg_open_done = 0;
+    w.wg_groups.clear();
     w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
     w.pend_pred.assign(std::max<uint32_t>(npreds, 1), 0);
     if (k->pcs) {
@@ -411,6 +413,8 @@ uint64_t Sm::next_event(uint64_t now) const {
     if (w.ibuf_ready > now) next = std::min(next, w.ibuf_ready);
     if (w.fetch_pending && p_.l1i_perfect)
       next = std::min(next, std::max(w.fetch_done_at, now + 1));
+    if (!w.wg_groups.empty()) [[unlikely]]  // a wgmma group completes (wgmma.wait_group)
+      next = std::min(next, std::max(w.wg_groups.front(), now + 1));
   }
   return next;
 }
@@ -497,6 +501,9 @@ std::string Sm::dump_state() const {
 // cp.async.wait_group N issues once at most N committed groups have copies in flight
 // (wait_all: none, open group included). The wait counts as a `barrier` stall (the issue-slot
 // reasons are positional and fixed) and in the group `async` (warp-cycles at wait_group).
+// wgmma.mma_async is asynchronous the same way: each warp's tensor core works through the
+// issued m64nNk16 one after another, wgmma.commit_group closes a group and wgmma.wait_group N
+// issues once all but the newest N groups are done.
 
 bool Sm::async_ready(const WarpSlot& w, const func::DInst& d) const {
   if (d.async_wait == 0 && !d.async_commit && d.in && w.async_open) {
@@ -505,6 +512,11 @@ bool Sm::async_ready(const WarpSlot& w, const func::DInst& d) const {
       if (s == ".wait_all") return false;
   }
   return w.async_groups.size() <= size_t(d.async_wait);
+}
+
+bool Sm::wgmma_ready(WarpSlot& w, const func::DInst& d, uint64_t now) const {
+  while (!w.wg_groups.empty() && w.wg_groups.front() <= now) w.wg_groups.pop_front();
+  return w.wg_groups.size() <= size_t(d.wgmma_wait);
 }
 
 void Sm::async_issue(WarpSlot& w, const func::DInst& d, InFlight& f, uint64_t now) {
@@ -523,6 +535,39 @@ void Sm::async_issue(WarpSlot& w, const func::DInst& d, InFlight& f, uint64_t no
                    "slots count as barrier stalls)");
     async_->peak = &g.counter("peak_in_flight", "warp instructions",
                               "most cp.async warp instructions in flight at once on the SM");
+    async_->wg_insts =
+        &g.counter("wgmma_insts", "warp instructions", "wgmma.mma_async warp instructions issued");
+    async_->wg_busy = &g.counter(
+        "wgmma_tensor_cycles", "cycles",
+        "tensor-core cycles of the wgmma.mma_async issued (N/8 x sm.tensor.interval each)");
+    async_->wg_waits = &g.counter("wgmma_wait_insts", "warp instructions",
+                                  "wgmma.wait_group warp instructions issued");
+    async_->wg_wait_cycles =
+        &g.counter("wgmma_wait_cycles", "warp-cycles",
+                   "cycles warps spent blocked at wgmma.wait_group (their issue slots count as "
+                   "barrier stalls)");
+  }
+  if (d.wgmma_n) {
+    // The warp's tensor core takes the m64nNk16 as N/8 m16n8k16 steps of sm.tensor.interval
+    // cycles each (assumption: the existing tensor parameters, no Hopper-specific rates); the
+    // accumulators are final sm.tensor.latency cycles after the last step.
+    const uint64_t steps = uint64_t(d.wgmma_n / 8) * p_.tensor.interval;
+    w.wg_busy_until = std::max(now + 1, w.wg_busy_until) + steps;
+    w.wg_open_done = std::max(w.wg_open_done, w.wg_busy_until + p_.tensor.latency);
+    ++*async_->wg_insts;
+    *async_->wg_busy += steps;
+    return;
+  }
+  if (d.wgmma_commit) {
+    w.wg_groups.push_back(w.wg_open_done);
+    w.wg_open_done = 0;
+    return;
+  }
+  if (d.wgmma_wait >= 0) {
+    ++*async_->wg_waits;
+    if (w.async_waiting) *async_->wg_wait_cycles += now - w.async_wait_since;
+    w.async_waiting = false;
+    return;
   }
   if (d.async_copy) {
     if (!rec_.exec) return;

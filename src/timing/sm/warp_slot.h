@@ -59,6 +59,10 @@ struct WarpSlot {
   std::deque<uint32_t> async_groups;
   bool async_waiting = false;
   uint64_t async_wait_since = 0;
+  // wgmma: when the warp's tensor core is free, the completion cycle of the open group, and
+  // per committed group (oldest first) its completion cycle.
+  uint64_t wg_busy_until = 0, wg_open_done = 0;
+  std::deque<uint64_t> wg_groups;
 };
 
 }  // namespace simtlab::timing

@@ -116,6 +116,60 @@ TEST(SmAsync, WaitGroupLeavesTheNewestGroupsInFlight) {
   EXPECT_EQ(r.r->stats["sm[0]"]["async"]["wait_group_insts"]["value"].get<uint64_t>(), 2u);
 }
 
+TEST(SmAsync, WgmmaWaitGroupWaitsForTheTensorCore) {
+  // One warp: a wgmma m64nNk16 takes N/8 steps of sm.tensor.interval on the warp's tensor core
+  // from the cycle after its issue, and its accumulators are final sm.tensor.latency later;
+  // wgmma.wait_group 0 issues exactly then. Two wgmma in one group queue on the tensor core.
+  for (unsigned n : {8u, 16u}) {
+    for (unsigned count : {1u, 2u}) {
+      std::string body;
+      for (unsigned i = 0; i < count; ++i)
+        body += fmt::format(
+            "  wgmma.mma_async.sync.aligned.m64n{}k16.f32.f16.f16 {{{}}}, %rd3, %rd3, %p1, 1, 1, "
+            "0, 0;\n",
+            n, n == 8 ? "%f0, %f1, %f2, %f3" : "%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7");
+      const std::string ptx = fmt::format(R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out) {{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<8>;
+  .reg .pred %p<2>;
+  .shared .align 128 .b8 buf[4096];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u64 %rd3, 0;
+  mov.u32 %r1, 0;
+  setp.ne.b32 %p1, %r1, 0;
+  wgmma.fence.sync.aligned;
+{}  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  st.global.f32 [%rd2], %f0;
+  ret;
+}}
+)",
+                                          body);
+      TimingRunner r(timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true",
+                                    "sim.fixed_memory_latency=100", "sim.memory_model=fixed",
+                                    "sm.tensor.latency=64", "sm.tensor.interval=32"}));
+      std::vector<std::pair<uint64_t, uint32_t>> log;
+      r.gpu().sm(0).set_issue_log(&log);
+      r.load(ptx);
+      Addr out = r.upload(std::vector<uint32_t>(1, 0));
+      r.launch("k", {1, 1, 1}, {32, 1, 1}, out);
+      ASSERT_EQ(log.size(), 10u + count);
+      const size_t first = 6, wait = 7 + count;
+      const uint64_t steps = n / 8 * 32;
+      EXPECT_EQ(log[wait].first - log[first].first, 1 + count * steps + 64)
+          << "n " << n << " count " << count;
+      const auto& a = r.stats["sm[0]"]["async"];
+      EXPECT_EQ(a["wgmma_insts"]["value"].get<uint64_t>(), count);
+      EXPECT_EQ(a["wgmma_tensor_cycles"]["value"].get<uint64_t>(), count * steps);
+    }
+  }
+}
+
 TEST(SmAsync, NoAsyncGroupWithoutCpAsync) {
   AsyncRun r = run(kernel({"add.s32 %r10, %r60, 1;"}));
   EXPECT_FALSE(r.r->stats["sm[0]"].contains("async"));
