@@ -294,12 +294,24 @@ class Decoder {
         h = select_mem_for(in, d.aspace);
       } else {
         for (auto sel : {select_ctrl, select_misc, select_int, select_float, select_cvt, select_mem,
-                         select_warp}) {
+                         select_warp, select_mma_sync, select_async}) {
           h = sel(in);
           if (h) break;
         }
       }
       d.fn = h ? h : &h_unsupported;
+      if (in.op == Op::wgmma && h && !in.extra.empty()) {
+        const std::string& k = in.extra[0];
+        if (k == ".mma_async") d.wgmma_n = uint16_t(wgmma_n_of(in));
+        d.wgmma_commit = k == ".commit_group";
+        if (k == ".wait_group" && !in.ops.empty() && in.ops[0].kind == OperandKind::imm)
+          d.wgmma_wait = int8_t(std::clamp<int64_t>(in.ops[0].imm, 0, 127));
+      }
+      if (in.op == Op::cp && h) {  // the timing model's asynchronous-copy bookkeeping
+        d.async_copy = is_async_copy(in);
+        d.async_commit = is_async_commit(in);
+        d.async_wait = int8_t(std::clamp(async_wait_groups(in), -1, 127));
+      }
       // Livelock detection counts every instruction that may change memory others can see.
       d.writes_mem = (in.info().flags & ptx::OPF_STORE) != 0 || in.op == Op::wmma ||
                      in.op == Op::mbarrier || in.op == Op::call;
@@ -330,6 +342,10 @@ class Decoder {
         d.dst[d.ndst++] = uint16_t(f.regs[r].is_pred() ? kPredSlotBase + s : s);
       }
     }
+    // wgmma.mma_async writes its accumulators asynchronously: no scoreboard entries (the
+    // timing model's wgmma.wait_group orders the uses, as on hardware).
+    for (uint32_t i = 0; i < f.insts.size(); ++i)
+      if (f.insts[i].op == Op::wgmma) P.code[pf.begin + i].ndst = 0;
     // Transfer-region markers (include/simtlab/xfer.h): the instruction a label
     // __simtlab_xfer_begin* precedes.
     for (size_t l = 0; l < f.label_names.size(); ++l)

@@ -110,7 +110,17 @@ Handler select_mem(const ptx::Instruction& in);
 Handler select_ctrl(const ptx::Instruction& in);
 Handler select_warp(const ptx::Instruction& in);
 Handler select_misc(const ptx::Instruction& in);
-Handler select_mma(const ptx::Instruction& in);  // wmma.* (exec_mma.cpp)
+Handler select_mma(const ptx::Instruction& in);       // wmma.* (exec_mma.cpp)
+Handler select_mma_sync(const ptx::Instruction& in);  // mma/ldmatrix/stmatrix (exec_mma_sync.cpp)
+Handler select_async(const ptx::Instruction& in);     // cp.async/mbarrier/elect (exec_async.cpp)
+/// cp.async (a global->shared copy; not commit/wait/mbarrier/bulk) (exec_async.cpp).
+bool is_async_copy(const ptx::Instruction& in);
+/// cp.async.commit_group.
+bool is_async_commit(const ptx::Instruction& in);
+/// cp.async.wait_group N: N; wait_all: 0; any other instruction: -1.
+int async_wait_groups(const ptx::Instruction& in);
+/// wgmma.mma_async: its N (m64nNk16), 0 when not one (exec_mma_sync.cpp).
+unsigned wgmma_n_of(const ptx::Instruction& in);
 
 /// Report a guest error for lane `lane` of `w` at the current instruction (implemented in
 /// executor.cpp; builds a sanitizer-style message naming kernel, block, thread, PC and line).

@@ -73,8 +73,17 @@ struct DInst {
   // collectors). Predicate slots are offset by kPredSlotBase.
   uint8_t nsrc = 0, ndst = 0;
   uint16_t src[8] = {}, dst[4] = {};
-  bool writes_mem = false;      // may change memory another warp can see (see write_epoch)
-  bool xfer_mark = false;       // follows a __simtlab_xfer_begin label (include/simtlab/xfer.h)
+  bool writes_mem = false;  // may change memory another warp can see (see write_epoch)
+  bool xfer_mark = false;   // follows a __simtlab_xfer_begin label (include/simtlab/xfer.h)
+  // cp.async (exec_async.cpp): a global->shared copy, commit_group, and wait_group N (N; 0 for
+  // wait_all; -1 for every other instruction). The timing model keeps the copies asynchronous.
+  bool async_copy = false, async_commit = false;
+  int8_t async_wait = -1;
+  // wgmma (exec_mma_sync.cpp): mma_async with its N (0 = not one), commit_group, and
+  // wait_group N (N; -1 for every other instruction). Asynchronous in the timing model.
+  uint16_t wgmma_n = 0;
+  bool wgmma_commit = false;
+  int8_t wgmma_wait = -1;
   mutable bool warned = false;  // a once-per-instruction warning (division by zero) was printed
 };
 

@@ -128,6 +128,10 @@ ExecClass classify(const Instruction& in) {
   // wmma.load / wmma.store move a matrix tile through the LD/ST unit; wmma.mma is tensor math.
   if (in.op == Op::wmma && !in.extra.empty() && (in.extra[0] == ".load" || in.extra[0] == ".store"))
     return ExecClass::mem;
+  // wgmma.fence / commit_group / wait_group only order the asynchronous tensor work: they do
+  // not occupy the tensor unit (the timing model's wait_group waits for the groups itself).
+  if (in.op == Op::wgmma && (in.extra.empty() || in.extra[0] != ".mma_async"))
+    return ExecClass::warp;
   switch (c) {
     case OpClass::mem:
     case OpClass::atomic:

@@ -133,6 +133,7 @@ std::optional<std::pair<Sreg, bool>> sreg_of(std::string_view s) {
 bool verbatim_mods(Op op) {
   switch (op) {
     case Op::wmma:
+    case Op::wgmma:
     case Op::mma:
     case Op::cp:
     case Op::mbarrier:
@@ -1200,6 +1201,10 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
       case Op::tex:
         in.space = *sp;
         return;
+      case Op::fence:  // fence.proxy.async.shared::cta / .global (state space of the proxy fence)
+        in.space = *sp;
+        in.extra.emplace_back(s);
+        return;
       default:
         bad();
     }
@@ -1747,7 +1752,10 @@ Operand Parser::parse_operand(Instruction& in, bool allow_label) {
       el.push_back(parse_simple_operand(in, false));
     } while (accept(','));
     expect('}', "to close the vector operand");
-    if (el.size() > 8) err(peek(), "vector operand with more than 8 elements");
+    // wgmma's accumulator fragments hold up to 128 registers (m64n256k16 with f32).
+    if (el.size() > (in.op == Op::wgmma ? 128u : 8u))
+      err(peek(),
+          fmt::format("vector operand with more than {} elements", in.op == Op::wgmma ? 128 : 8));
     v.count = uint8_t(el.size());
     for (auto& e : el) in.elems.push_back(e);
     return v;
@@ -2122,6 +2130,12 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
     case Op::ldmatrix:
     case Op::mma:
       in.ndst = 1;
+      break;
+    case Op::mbarrier:  // state / waitComplete / count first, unless the address comes first
+      in.ndst = !in.ops.empty() && in.ops[0].kind != OperandKind::addr ? 1 : 0;
+      break;
+    case Op::wgmma:  // wgmma.mma_async writes the accumulator fragment; fence/commit/wait none
+      in.ndst = !in.extra.empty() && in.extra[0] == ".mma_async" ? 1 : 0;
       break;
     case Op::wmma:  // wmma.load / wmma.mma write a fragment (a vector); wmma.store writes none
       in.ndst = !in.extra.empty() && in.extra[0] == ".store" ? 0 : 1;

@@ -61,6 +61,7 @@ bool needs_register_operands(Op op) {
     case Op::stmatrix:
     case Op::mbarrier:
     case Op::wmma:
+    case Op::wgmma:
     case Op::mma:
     case Op::call:
     case Op::shfl:

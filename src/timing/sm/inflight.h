@@ -32,6 +32,8 @@ struct InFlight {
   uint32_t local_bytes = 0;   // per-thread local memory of its kernel (address interleaving)
   PcCounters* pcc = nullptr;  // its instruction's counters (sim.per_pc_stats), null when off
   bool long_mem = false;      // a global/local/texture load with a result (two_level_demote)
+  uint32_t async_group =
+      0;  // cp.async: its warp's commit-group id (WarpSlot::async_base), 0 = none
 };
 
 }  // namespace simtlab::timing

@@ -181,6 +181,14 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if (w.ibuf == 0 || now < w.ibuf_ready) return w.redirect ? Stall::control : Stall::fetch;
   const uint32_t pc = fw.pc();
   const func::DInst& d = kc.launch->prog->code[pc];
+  if (((d.async_wait >= 0 && !async_ready(w, d)) || (d.wgmma_wait >= 0 && !wgmma_ready(w, d, now))))
+      [[unlikely]] {
+    if (!w.async_waiting) {
+      w.async_waiting = true;
+      w.async_wait_since = now;
+    }
+    return Stall::barrier;  // cp.async.wait_group: a synchronization wait (sm.cpp)
+  }
   if constexpr (kExt) {
     if (kc.arch) {
       ap = &kc.arch->pc[pc];
@@ -295,6 +303,9 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
     if (simt_stats_) simt_stats_->on_issue(w.slot, fw);
   }
   f.lanes = rec_.exec;
+  if (d.async_copy || d.async_commit || d.async_wait >= 0 || d.wgmma_n || d.wgmma_commit ||
+      d.wgmma_wait >= 0) [[unlikely]]
+    async_issue(w, d, f, now);
   if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
       (rec_.space == func::MemSpace::global || rec_.space == func::MemSpace::local ||
        rec_.space == func::MemSpace::tex)) {

@@ -318,6 +318,12 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.ready_at = now + p_.cta_launch_latency;
     w.was_at_barrier = false;
     w.inflight = 0;
+    w.async_open = 0;
+    w.async_base = 1;
+    w.async_groups.clear();
+    w.async_waiting = false;
+    w.wg_busy_until = w.wg_open_done = 0;
+    w.wg_groups.clear();
     w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
     w.pend_pred.assign(std::max<uint32_t>(npreds, 1), 0);
     if (k->pcs) {
@@ -436,6 +442,8 @@ uint64_t Sm::next_event(uint64_t now) const {
     if (w.ibuf_ready > now) next = std::min(next, w.ibuf_ready);
     if (w.fetch_pending && p_.l1i_perfect)
       next = std::min(next, std::max(w.fetch_done_at, now + 1));
+    if (!w.wg_groups.empty()) [[unlikely]]  // a wgmma group completes (wgmma.wait_group)
+      next = std::min(next, std::max(w.wg_groups.front(), now + 1));
   }
   return next;
 }
@@ -513,6 +521,117 @@ std::string Sm::dump_state() const {
                      w.func_done ? "" : w.cta->k->launch->prog->where(fw.pc()), state);
   }
   return s;
+}
+
+// ---- asynchronous copies (cp.async) ----------------------------------------------------------
+// The functional model copies at issue; here a cp.async is a global load without a destination
+// register: the warp goes on, and the LD/ST unit completes it when its data returned. Each
+// copy belongs to its warp's open group until cp.async.commit_group closes it;
+// cp.async.wait_group N issues once at most N committed groups have copies in flight
+// (wait_all: none, open group included). The wait counts as a `barrier` stall (the issue-slot
+// reasons are positional and fixed) and in the group `async` (warp-cycles at wait_group).
+// wgmma.mma_async is asynchronous the same way: each warp's tensor core works through the
+// issued m64nNk16 one after another, wgmma.commit_group closes a group and wgmma.wait_group N
+// issues once all but the newest N groups are done.
+
+bool Sm::async_ready(const WarpSlot& w, const func::DInst& d) const {
+  if (d.async_wait == 0 && !d.async_commit && d.in && w.async_open) {
+    // wait_all also waits for the open group (wait_group 0 does not).
+    for (const std::string& s : d.in->extra)
+      if (s == ".wait_all") return false;
+  }
+  return w.async_groups.size() <= size_t(d.async_wait);
+}
+
+bool Sm::wgmma_ready(WarpSlot& w, const func::DInst& d, uint64_t now) const {
+  while (!w.wg_groups.empty() && w.wg_groups.front() <= now) w.wg_groups.pop_front();
+  return w.wg_groups.size() <= size_t(d.wgmma_wait);
+}
+
+void Sm::async_issue(WarpSlot& w, const func::DInst& d, InFlight& f, uint64_t now) {
+  if (!async_) {
+    stats::Group& g = g_.child("async");
+    async_ = std::make_unique<AsyncStats>();
+    async_->insts = &g.counter("cp_async_insts", "warp instructions",
+                               "cp.async warp instructions issued (global->shared copies)");
+    async_->bytes =
+        &g.counter("cp_async_bytes", "bytes", "bytes requested by cp.async (cp-size x lanes)");
+    async_->waits = &g.counter("wait_group_insts", "warp instructions",
+                               "cp.async.wait_group / wait_all warp instructions issued");
+    async_->wait_cycles =
+        &g.counter("wait_group_cycles", "warp-cycles",
+                   "cycles warps spent blocked at cp.async.wait_group / wait_all (their issue "
+                   "slots count as barrier stalls)");
+    async_->peak = &g.counter("peak_in_flight", "warp instructions",
+                              "most cp.async warp instructions in flight at once on the SM");
+    async_->wg_insts =
+        &g.counter("wgmma_insts", "warp instructions", "wgmma.mma_async warp instructions issued");
+    async_->wg_busy = &g.counter(
+        "wgmma_tensor_cycles", "cycles",
+        "tensor-core cycles of the wgmma.mma_async issued (N/8 x sm.tensor.interval each)");
+    async_->wg_waits = &g.counter("wgmma_wait_insts", "warp instructions",
+                                  "wgmma.wait_group warp instructions issued");
+    async_->wg_wait_cycles =
+        &g.counter("wgmma_wait_cycles", "warp-cycles",
+                   "cycles warps spent blocked at wgmma.wait_group (their issue slots count as "
+                   "barrier stalls)");
+  }
+  if (d.wgmma_n) {
+    // The warp's tensor core takes the m64nNk16 as N/8 m16n8k16 steps of sm.tensor.interval
+    // cycles each (assumption: the existing tensor parameters, no Hopper-specific rates); the
+    // accumulators are final sm.tensor.latency cycles after the last step.
+    const uint64_t steps = uint64_t(d.wgmma_n / 8) * p_.tensor.interval;
+    w.wg_busy_until = std::max(now + 1, w.wg_busy_until) + steps;
+    w.wg_open_done = std::max(w.wg_open_done, w.wg_busy_until + p_.tensor.latency);
+    ++*async_->wg_insts;
+    *async_->wg_busy += steps;
+    return;
+  }
+  if (d.wgmma_commit) {
+    w.wg_groups.push_back(w.wg_open_done);
+    w.wg_open_done = 0;
+    return;
+  }
+  if (d.wgmma_wait >= 0) {
+    ++*async_->wg_waits;
+    if (w.async_waiting) *async_->wg_wait_cycles += now - w.async_wait_since;
+    w.async_waiting = false;
+    return;
+  }
+  if (d.async_copy) {
+    if (!rec_.exec) return;
+    f.async_group = w.async_base + uint32_t(w.async_groups.size());
+    ++w.async_open;
+    ++*async_->insts;
+    *async_->bytes += uint64_t(__builtin_popcount(rec_.exec)) * rec_.access_size;
+    if (++async_->in_flight > async_->peak->value) async_->peak->value = async_->in_flight;
+  } else if (d.async_commit) {
+    w.async_groups.push_back(w.async_open);
+    w.async_open = 0;
+    while (!w.async_groups.empty() && w.async_groups.front() == 0) {
+      w.async_groups.pop_front();
+      ++w.async_base;
+    }
+  } else {
+    ++*async_->waits;
+    if (w.async_waiting) *async_->wait_cycles += now - w.async_wait_since;
+    w.async_waiting = false;
+  }
+}
+
+void Sm::async_complete(const InFlight& f) {
+  WarpSlot& w = *f.w;
+  const uint32_t idx = f.async_group - w.async_base;
+  if (idx < w.async_groups.size()) {
+    --w.async_groups[idx];
+  } else if (w.async_open) {
+    --w.async_open;
+  }
+  while (!w.async_groups.empty() && w.async_groups.front() == 0) {
+    w.async_groups.pop_front();
+    ++w.async_base;
+  }
+  if (async_ && async_->in_flight) --async_->in_flight;
 }
 
 }  // namespace simtlab::timing

@@ -234,6 +234,20 @@ class Sm : public sim::Component {
   void fetch(uint64_t now);
   void retire_warp(WarpSlot& w);
   bool hazard(const WarpSlot& w, const func::DInst& d) const;
+  // Asynchronous copies (cp.async, sm.cpp): may the wait_group `d` of `w` issue now; the
+  // bookkeeping of an issued cp.async / commit_group / wait_group; a completed cp.async.
+  bool async_ready(const WarpSlot& w, const func::DInst& d) const;
+  bool wgmma_ready(WarpSlot& w, const func::DInst& d, uint64_t now) const;
+  void async_issue(WarpSlot& w, const func::DInst& d, InFlight& f, uint64_t now);
+  void async_complete(const InFlight& f);
+  // Group `async` (created by the first cp.async on this SM, absent otherwise).
+  struct AsyncStats {
+    stats::Counter *insts, *bytes, *wait_cycles, *waits, *peak;
+    stats::Counter *wg_insts = nullptr, *wg_waits = nullptr, *wg_wait_cycles = nullptr,
+                   *wg_busy = nullptr;
+    uint64_t in_flight = 0;
+  };
+  std::unique_ptr<AsyncStats> async_;
   // Per-instruction statistics (pc_stats.h): the slot a scheduler last charged (repeated for
   // cycles skipped while sleeping).
   struct PcSlot {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "func/warp.h"
@@ -50,6 +51,18 @@ struct WarpSlot {
   uint32_t pending_writes = 0;
   uint32_t pending_long = 0;  // global/local/texture loads in flight (two_level_demote)
   uint64_t insts = 0;
+  // cp.async (sm.cpp "asynchronous copies"): copies in flight in the open (uncommitted) group,
+  // per committed group oldest first (completed groups leave the front; async_base is the id of
+  // the front group), and since when the warp waits at a cp.async.wait_group.
+  uint32_t async_open = 0;
+  uint32_t async_base = 1;
+  std::deque<uint32_t> async_groups;
+  bool async_waiting = false;
+  uint64_t async_wait_since = 0;
+  // wgmma: when the warp's tensor core is free, the completion cycle of the open group, and
+  // per committed group (oldest first) its completion cycle.
+  uint64_t wg_busy_until = 0, wg_open_done = 0;
+  std::deque<uint64_t> wg_groups;
 };
 
 }  // namespace simtlab::timing

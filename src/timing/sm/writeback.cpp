@@ -40,6 +40,7 @@ void Sm::complete(const InFlight& f, uint64_t now) {
         --w.pend_mem[f.dst[i]];
   }
   if (f.long_mem && f.w->pending_long) --f.w->pending_long;
+  if (f.async_group) async_complete(f);
   Writeback wb;
   wb.warp = f.w->slot;
   wb.ndst = f.ndst;

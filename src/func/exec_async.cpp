@@ -1,0 +1,442 @@
+// Handlers of the sm_80 asynchronous-copy and synchronization instructions (PTX ISA 9.0):
+//
+//   cp.async.ca/.cg.shared{::cta}.global [dst], [src], cp-size{, src-size | , ignore-src}
+//       (9.7.9.25.3.1): copies cp-size (4, 8 or 16; .cg only 16) bytes per thread from global
+//       to shared memory; with src-size < cp-size the rest is zero-filled, with a true
+//       ignore-src predicate everything is. The functional model copies at issue; the timing
+//       model keeps the transfer asynchronous (the warp goes on; cp.async.wait_group waits for
+//       the group's loads, src/timing/sm: DInst::async_copy / async_wait).
+//   cp.async.commit_group / wait_group N / wait_all: functionally nothing to do.
+//   cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar]: the copies are already complete,
+//       so the arrive-on happens now (.noinc: the pending count drops by one; without .noinc it
+//       is first raised by one, a net change of zero).
+//   mbarrier.init / inval / arrive{.expect_tx}{.noComplete} / arrive_drop / expect_tx /
+//       complete_tx / test_wait{.parity} / try_wait{.parity} / pending_count on
+//       .shared{::cta} (9.7.13.15). Each executing thread performs its operation in lane order.
+//   elect.sync d|p, membermask (9.7.13.12): the lowest-numbered active lane of membermask.
+//   cp.async.bulk (sm_90, 9.7.9.25.4): global->shared::cluster with
+//       .mbarrier::complete_tx::bytes (the CTA's own shared memory) and shared::cta->global with
+//       .bulk_group; size a multiple of 16. Copied at issue; the first form then performs
+//       complete_tx(size) on its mbarrier. bulk commit_group / wait_group: nothing to do.
+//       Not implemented: .tensor (TMA), .prefetch, .multicast::cluster, shared::cluster peers.
+//
+// mbarrier object layout (the 64-bit object is opaque in PTX; simtlab's own encoding):
+//   bits  0..19  pending arrivals of the current phase
+//   bits 20..39  expected arrival count
+//   bits 40..61  tx-count (22-bit two's complement; the ISA's range is +-(2^20 - 1))
+//   bit  63      phase parity
+// The phase completes when the pending count and the tx-count are both zero: the parity
+// flips, pending = expected, tx-count = 0. arrive returns the object as it was before the
+// arrival (a "state"): test_wait with a state is true once the parity differs from the
+// state's; test_wait.parity p is true once the current parity differs from p (the phase with
+// parity p has completed). try_wait is test_wait (it may return false at once; programs retry).
+#include <bit>
+#include <cstring>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "func/exec_common.h"
+#include "func/executor.h"
+#include "func/memory.h"
+
+namespace simtlab::func {
+
+namespace {
+
+using ptx::Instruction;
+using ptx::Op;
+
+bool has_mod(const Instruction& in, std::string_view m) {
+  for (const std::string& s : in.extra)
+    if (s == m) return true;
+  return false;
+}
+
+/// The address operand `j` of lane `l` as written (register + offset or a symbol's address).
+uint64_t operand_addr(const Warp& w, const DInst& d, unsigned j, unsigned l) {
+  const DOp& o = d.op[j];
+  if (o.kind == DOp::k_reg)
+    return w.R[size_t(o.slot) * kMaxWarpSize + l] + uint64_t(d.in->ops[j].imm);
+  if (o.kind == DOp::k_frame) return o.imm + w.frame().local_base;
+  return o.imm;
+}
+
+uint64_t operand_val(const Warp& w, const DOp& o, unsigned l) {
+  if (o.kind == DOp::k_reg) return w.R[size_t(o.slot) * kMaxWarpSize + l];
+  if (o.kind == DOp::k_pred) return (pred_value(w, o) >> l) & 1;
+  return o.imm;
+}
+
+/// Shared-memory pointer of lane `l`'s operand `j` (a .shared::cta address, or a generic
+/// address in the shared window when the instruction names no state space).
+uint8_t* shared_at(ExecContext& cx, const Warp& w, const DInst& d, unsigned j, unsigned l,
+                   unsigned size, bool generic, uint64_t* off = nullptr) {
+  uint64_t a = operand_addr(w, d, j, l);
+  if (generic) {
+    if (a - kSharedWindow >= kWindowSize)
+      guest_fault(cx, w, d, l,
+                  fmt::format("address {:#x} is not in shared memory (the instruction needs a "
+                              "shared::cta address)",
+                              a));
+    a -= kSharedWindow;
+  }
+  a &= 0xffff'ffffull;
+  std::vector<uint8_t>& s = cx.cta->shared;
+  if (a & (size - 1))
+    guest_fault(cx, w, d, l,
+                fmt::format("invalid shared access of {} bytes at address {:#x}: misaligned "
+                            "(needs {}-byte alignment)",
+                            size, a, size));
+  if (a + size > s.size())
+    guest_fault(cx, w, d, l,
+                fmt::format("invalid shared access of {} bytes at address {:#x}: outside the "
+                            "CTA's {} bytes of shared memory",
+                            size, a, s.size()));
+  if (off) *off = a;
+  return s.data() + a;
+}
+
+// ---- cp.async --------------------------------------------------------------------------------
+
+void h_cp_async(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+  const unsigned size = unsigned(d.op[2].imm);
+  if (d.op[2].kind != DOp::k_imm || (size != 4 && size != 8 && size != 16))
+    guest_fault(cx, w, d, std::countr_zero(e), "cp.async: cp-size must be 4, 8 or 16");
+  const bool generic_dst = d.in->space != ptx::Space::shared;
+  const bool has4 = d.nops > 3 && d.op[3].kind != DOp::k_none;
+  const bool ignore_pred = has4 && d.op[3].kind == DOp::k_pred;
+  if (cx.rec) {
+    cx.rec->is_load = true;
+    cx.rec->access_size = uint8_t(size);
+    cx.rec->space = MemSpace::global;
+  }
+  for_lanes(e, [&](unsigned l) {
+    unsigned n = size;
+    if (has4) {
+      const uint64_t v = operand_val(w, d.op[3], l);
+      n = ignore_pred ? (v ? 0 : size) : unsigned(std::min<uint64_t>(v, size));
+    }
+    uint8_t buf[16] = {};
+    uint64_t src = operand_addr(w, d, 1, l);
+    if (src & (size - 1))
+      guest_fault(
+          cx, w, d, l,
+          fmt::format("invalid global read of {} bytes at address {:#x}: misaligned", size, src));
+    if (cx.rec) cx.rec->addr[l] = src;
+    if (n) {
+      const uint8_t* p = cx.gmem->translate(src, n);
+      if (!p)
+        guest_fault(cx, w, d, l,
+                    fmt::format("invalid global read of {} bytes at address {:#x}: {}", n, src,
+                                cx.gmem->describe(src)));
+      std::memcpy(buf, p, n);
+    }
+    std::memcpy(shared_at(cx, w, d, 0, l, size, generic_dst), buf, size);
+  });
+}
+
+void h_nop_async(ExecContext&, Warp&, const DInst&, LaneMask) {}
+
+// ---- mbarrier --------------------------------------------------------------------------------
+
+constexpr uint64_t kCountMask = (1u << 20) - 1;
+constexpr uint64_t kTxMask = (1u << 22) - 1;
+
+struct Mbar {
+  uint32_t pending, expected;
+  int32_t tx;
+  bool phase;
+};
+
+Mbar unpack(uint64_t v) {
+  Mbar m;
+  m.pending = uint32_t(v & kCountMask);
+  m.expected = uint32_t((v >> 20) & kCountMask);
+  const uint32_t t = uint32_t((v >> 40) & kTxMask);
+  m.tx = int32_t(t << 10) >> 10;
+  m.phase = (v >> 63) & 1;
+  return m;
+}
+
+uint64_t pack(const Mbar& m) {
+  return uint64_t(m.pending & kCountMask) | uint64_t(m.expected & kCountMask) << 20 |
+         (uint64_t(uint32_t(m.tx)) & kTxMask) << 40 | uint64_t(m.phase) << 63;
+}
+
+enum class MbOp : uint8_t {
+  init,
+  inval,
+  arrive,
+  arrive_drop,
+  expect_tx,
+  complete_tx,
+  test_wait,
+  pending_count,
+  bad
+};
+
+struct MbDesc {
+  MbOp op = MbOp::bad;
+  bool expect_tx = false;  // arrive.expect_tx / arrive_drop.expect_tx
+  bool parity = false;
+  bool generic = false;
+  bool cp_async = false;  // cp.async.mbarrier.arrive
+  bool noinc = false;
+};
+
+MbDesc parse_mb(const Instruction& in) {
+  MbDesc m;
+  m.generic = in.space == ptx::Space::generic;
+  m.parity = has_mod(in, ".parity");
+  m.expect_tx = has_mod(in, ".expect_tx");
+  if (in.op == Op::cp) {
+    m.cp_async = true;
+    m.op = MbOp::arrive;
+    m.noinc = has_mod(in, ".noinc");
+    return m;
+  }
+  if (has_mod(in, ".init"))
+    m.op = MbOp::init;
+  else if (has_mod(in, ".inval"))
+    m.op = MbOp::inval;
+  else if (has_mod(in, ".arrive"))
+    m.op = MbOp::arrive;
+  else if (has_mod(in, ".arrive_drop"))
+    m.op = MbOp::arrive_drop;
+  else if (has_mod(in, ".expect_tx"))
+    m.op = MbOp::expect_tx;
+  else if (has_mod(in, ".complete_tx"))
+    m.op = MbOp::complete_tx;
+  else if (has_mod(in, ".test_wait") || has_mod(in, ".try_wait"))
+    m.op = MbOp::test_wait;
+  else if (has_mod(in, ".pending_count"))
+    m.op = MbOp::pending_count;
+  if (in.space == ptx::Space::shared_cluster) m.op = MbOp::bad;
+  return m;
+}
+
+void complete_if_done(Mbar& m) {
+  if (m.pending == 0 && m.tx == 0) {
+    m.phase = !m.phase;
+    m.pending = m.expected;
+  }
+}
+
+template <MbOp OP>
+void h_mbarrier(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+  const MbDesc md = parse_mb(*d.in);  // cheap: a few string compares per warp instruction
+  if constexpr (OP == MbOp::pending_count) {
+    uint64_t t;
+    Lanes s = src_lanes(w, d.op[1], t);
+    uint64_t* D = dst_lanes(w, d.op[0]);
+    for_lanes(e, [&](unsigned l) { D[l] = unpack(s[l]).pending; });
+    return;
+  } else {
+    // Operand positions: a destination first (state / waitComplete) unless the first
+    // operand is the address.
+    const unsigned a = d.in->ndst ? 1 : 0;
+    LaneMask wait_true = 0;
+    uint64_t* D = (d.in->ndst && d.op[0].kind == DOp::k_reg) ? dst_lanes(w, d.op[0]) : nullptr;
+    if (cx.rec) {
+      cx.rec->is_atomic = OP != MbOp::test_wait;
+      cx.rec->is_load = true;
+      cx.rec->is_store = OP != MbOp::test_wait;
+      cx.rec->access_size = 8;
+      cx.rec->space = MemSpace::shared;
+    }
+    for_lanes(e, [&](unsigned l) {
+      uint64_t off;
+      uint8_t* p = shared_at(cx, w, d, a, l, 8, md.generic, &off);
+      if (cx.rec) cx.rec->addr[l] = off;
+      uint64_t raw;
+      std::memcpy(&raw, p, 8);
+      Mbar m = unpack(raw);
+      auto opnd = [&](unsigned j) { return operand_val(w, d.op[j], l); };
+      auto bad = [&](const char* why) {
+        guest_fault(cx, w, d, l, fmt::format("mbarrier at shared address {:#x}: {}", off, why));
+      };
+      if constexpr (OP == MbOp::init) {
+        const uint64_t c = opnd(a + 1);
+        if (c < 1 || c > kCountMask) bad("init count must be in [1, 2^20 - 1]");
+        m = Mbar{uint32_t(c), uint32_t(c), 0, false};
+      } else if constexpr (OP == MbOp::inval) {
+        raw = 0;
+        std::memcpy(p, &raw, 8);
+        return;
+      } else if constexpr (OP == MbOp::expect_tx || OP == MbOp::complete_tx) {
+        const int64_t tx = int64_t(opnd(a + 1) & 0xffffffffu);
+        m.tx += int32_t(OP == MbOp::expect_tx ? tx : -tx);
+        if (m.tx > int32_t(kCountMask) || m.tx < -int32_t(kCountMask)) bad("tx-count out of range");
+        if (OP == MbOp::complete_tx) complete_if_done(m);
+      } else if constexpr (OP == MbOp::arrive || OP == MbOp::arrive_drop) {
+        if (D) D[l] = raw;
+        if (md.cp_async && !md.noinc) return;  // net change zero (copies already complete)
+        uint32_t count = 1;
+        unsigned next = a + 1;
+        if (md.expect_tx) {
+          const int64_t tx = int64_t(opnd(next++) & 0xffffffffu);
+          m.tx += int32_t(tx);
+          if (m.tx > int32_t(kCountMask)) bad("tx-count out of range");
+        } else if (!md.cp_async && d.nops > next && d.op[next].kind != DOp::k_none) {
+          count = uint32_t(opnd(next));
+        }
+        if (m.expected == 0 && m.pending == 0) bad("arrive on an uninitialized mbarrier");
+        if (count > m.pending) bad("arrive count exceeds the pending count of the phase");
+        if (OP == MbOp::arrive_drop) m.expected -= std::min(count, m.expected);
+        m.pending -= count;
+        complete_if_done(m);
+      } else if constexpr (OP == MbOp::test_wait) {
+        const uint64_t s = opnd(a + 1);
+        const bool done = md.parity ? (m.phase != bool(s & 1)) : (m.phase != bool(s >> 63));
+        if (done) wait_true |= 1u << l;
+        return;
+      }
+      raw = pack(m);
+      std::memcpy(p, &raw, 8);
+    });
+    if constexpr (OP == MbOp::test_wait) write_pred(w, d.op[0], wait_true, e);
+  }
+}
+
+// ---- cp.async.bulk (sm_90, non-tensor) ------------------------------------------------------
+
+/// Apply complete_tx(bytes) to the mbarrier at shared offset `off` (fault when out of range).
+void mbar_complete_tx(ExecContext& cx, const Warp& w, const DInst& d, unsigned l, uint8_t* p,
+                      uint64_t off, uint32_t bytes) {
+  uint64_t raw;
+  std::memcpy(&raw, p, 8);
+  Mbar m = unpack(raw);
+  m.tx -= int32_t(bytes);
+  if (m.tx < -int32_t(kCountMask))
+    guest_fault(cx, w, d, l,
+                fmt::format("mbarrier at shared address {:#x}: tx-count out of range", off));
+  complete_if_done(m);
+  raw = pack(m);
+  std::memcpy(p, &raw, 8);
+}
+
+/// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
+/// (a CTA's own shared memory: clusters of one CTA) and
+/// cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size. The copy happens at issue;
+/// the global->shared form then performs complete_tx(size) on the mbarrier.
+template <bool kToShared>
+void h_bulk(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+  for_lanes(e, [&](unsigned l) {
+    const uint64_t size = operand_val(w, d.op[2], l) & 0xffffffffu;
+    if (size % 16)
+      guest_fault(cx, w, d, l, fmt::format("cp.async.bulk: size {} is not a multiple of 16", size));
+    if (!size) return;
+    const uint64_t g = operand_addr(w, d, kToShared ? 1 : 0, l);
+    if (g % 16)
+      guest_fault(cx, w, d, l,
+                  fmt::format("cp.async.bulk: global address {:#x} is not 16-byte aligned", g));
+    uint8_t* gp = cx.gmem->translate(g, size);
+    if (!gp)
+      guest_fault(cx, w, d, l,
+                  fmt::format("invalid global {} of {} bytes at address {:#x}: {}",
+                              kToShared ? "read" : "write", size, g, cx.gmem->describe(g)));
+    // The shared side: check the whole range through its first and last 16 bytes.
+    uint8_t* sp = shared_at(cx, w, d, kToShared ? 0 : 1, l, 16, false);
+    const uint64_t so = uint64_t(sp - cx.cta->shared.data());
+    if (so + size > cx.cta->shared.size())
+      guest_fault(cx, w, d, l,
+                  fmt::format("cp.async.bulk: shared range [{:#x}, +{}) is outside the CTA's {} "
+                              "bytes of shared memory",
+                              so, size, cx.cta->shared.size()));
+    if (kToShared) {
+      std::memcpy(sp, gp, size);
+      uint64_t off;
+      uint8_t* mp = shared_at(cx, w, d, 3, l, 8, false, &off);
+      mbar_complete_tx(cx, w, d, l, mp, off, uint32_t(size));
+    } else {
+      std::memcpy(gp, sp, size);
+    }
+  });
+}
+
+// ---- elect -----------------------------------------------------------------------------------
+
+void h_elect(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
+  uint64_t t;
+  Lanes m = src_lanes(w, d.op[2], t);
+  const LaneMask cand = e & LaneMask(m[unsigned(std::countr_zero(e))]);
+  const unsigned leader = cand ? unsigned(std::countr_zero(cand)) : 32;
+  uint64_t* D = dst_lanes(w, d.op[0]);
+  for_lanes(e, [&](unsigned l) { D[l] = leader; });
+  write_pred(w, d.op[1], cand ? LaneMask(1u << leader) : 0, e);
+}
+
+}  // namespace
+
+Handler select_async(const Instruction& in) {
+  if (in.op == Op::elect) return in.ops.size() == 3 ? &h_elect : nullptr;
+  if (in.op == Op::cp) {
+    if (!has_mod(in, ".async")) return nullptr;
+    if (has_mod(in, ".bulk")) {
+      if (has_mod(in, ".tensor") || has_mod(in, ".prefetch") || has_mod(in, ".multicast::cluster"))
+        return nullptr;  // TMA tensor copies, prefetch, multicast: not implemented
+      if (has_mod(in, ".commit_group") || has_mod(in, ".wait_group") ||
+          has_mod(in, ".wait_group.read"))
+        return &h_nop_async;
+      if (in.space == ptx::Space::shared_cluster && in.space2 == ptx::Space::global &&
+          has_mod(in, ".mbarrier::complete_tx::bytes") && in.ops.size() == 4)
+        return &h_bulk<true>;
+      if (in.space == ptx::Space::global && in.space2 == ptx::Space::shared &&
+          has_mod(in, ".bulk_group") && in.ops.size() == 3)
+        return &h_bulk<false>;
+      return nullptr;
+    }
+    if (has_mod(in, ".commit_group") || has_mod(in, ".wait_group") || has_mod(in, ".wait_all"))
+      return &h_nop_async;
+    if (has_mod(in, ".mbarrier"))
+      return in.space == ptx::Space::shared_cluster ? nullptr : &h_mbarrier<MbOp::arrive>;
+    if (in.space2 != ptx::Space::global || in.ops.size() < 3) return nullptr;
+    if (in.space != ptx::Space::shared) return nullptr;
+    return &h_cp_async;
+  }
+  if (in.op == Op::mbarrier) {
+    switch (parse_mb(in).op) {
+      case MbOp::init:
+        return &h_mbarrier<MbOp::init>;
+      case MbOp::inval:
+        return &h_mbarrier<MbOp::inval>;
+      case MbOp::arrive:
+        return &h_mbarrier<MbOp::arrive>;
+      case MbOp::arrive_drop:
+        return &h_mbarrier<MbOp::arrive_drop>;
+      case MbOp::expect_tx:
+        return &h_mbarrier<MbOp::expect_tx>;
+      case MbOp::complete_tx:
+        return &h_mbarrier<MbOp::complete_tx>;
+      case MbOp::test_wait:
+        return &h_mbarrier<MbOp::test_wait>;
+      case MbOp::pending_count:
+        return &h_mbarrier<MbOp::pending_count>;
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+bool is_async_copy(const Instruction& in) {
+  return in.op == Op::cp && has_mod(in, ".async") && !has_mod(in, ".bulk") &&
+         !has_mod(in, ".commit_group") && !has_mod(in, ".wait_group") &&
+         !has_mod(in, ".wait_all") && !has_mod(in, ".mbarrier");
+}
+
+int async_wait_groups(const Instruction& in) {
+  if (in.op != Op::cp || !has_mod(in, ".async") || has_mod(in, ".bulk")) return -1;
+  if (has_mod(in, ".wait_all")) return 0;
+  if (has_mod(in, ".wait_group") && !in.ops.empty() && in.ops[0].kind == ptx::OperandKind::imm)
+    return int(in.ops[0].imm);
+  return -1;
+}
+
+bool is_async_commit(const Instruction& in) {
+  return in.op == Op::cp && has_mod(in, ".async") && !has_mod(in, ".bulk") &&
+         has_mod(in, ".commit_group");
+}
+
+}  // namespace simtlab::func

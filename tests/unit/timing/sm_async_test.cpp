@@ -1,0 +1,178 @@
+// cp.async in the timing model (sm.cpp "asynchronous copies"): with a fixed memory latency of
+// 100 cycles and one warp, the issue log shows that the warp does not stall at cp.async, that
+// cp.async.wait_group N issues only when all but the newest N committed groups returned, and
+// the group `async` counts copies, bytes and the cycles spent at wait_group.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "tests/unit/timing/timing_harness.h"
+
+namespace simtlab::testing {
+
+namespace {
+
+constexpr uint64_t kMemLatency = 100;
+
+/// setup (5 instructions, indices 0..4), then `body` lines, then a store and ret.
+std::string kernel(const std::vector<std::string>& body) {
+  std::string b;
+  for (const auto& l : body) b += "  " + l + "\n";
+  return fmt::format(R"(.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out) {{
+  .reg .b32 %r<64>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 buf[2048];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  mov.u32 %r3, buf;
+{}  st.global.u32 [%rd2], %r1;
+  ret;
+}}
+)",
+                     b);
+}
+
+struct AsyncRun {
+  std::vector<uint64_t> issue;  // issue cycle of each warp instruction, program order
+  std::unique_ptr<TimingRunner> r;
+};
+
+AsyncRun run(const std::string& ptx) {
+  AsyncRun out;
+  out.r = std::make_unique<TimingRunner>(
+      timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true",
+                     fmt::format("sim.fixed_memory_latency={}", kMemLatency),
+                     "sim.memory_model=fixed", "gpu.cc_major=8", "gpu.cc_minor=0"}));
+  std::vector<std::pair<uint64_t, uint32_t>> log;
+  out.r->gpu().sm(0).set_issue_log(&log);
+  out.r->load(ptx);
+  Addr data = out.r->upload(std::vector<uint32_t>(1024, 7));
+  out.r->launch("k", {1, 1, 1}, {32, 1, 1}, data);
+  for (auto& [c, w] : log) out.issue.push_back(c);
+  return out;
+}
+
+// A 16-byte copy of this lane's slot: [buf + 16*tid] <- [out + 16*tid + off].
+std::string copy(unsigned off) {
+  return fmt::format(
+      "{{ .reg .b64 %a; .reg .b32 %s; cvt.u64.u32 %a, %r2; add.u64 %a, %a, %rd2; add.u32 %s, %r3, "
+      "%r2; cp.async.cg.shared.global [%s], [%a+{}], 16; }}",
+      off);
+}
+
+}  // namespace
+
+TEST(SmAsync, CpAsyncDoesNotStallTheWarp) {
+  // copy (3 instructions + cp.async = index 8), commit, 20 independent adds, wait_all.
+  std::vector<std::string> body = {copy(0), "cp.async.commit_group;"};
+  for (int k = 0; k < 20; ++k) body.push_back(fmt::format("add.s32 %r{}, %r60, 1;", 10 + k % 8));
+  body.push_back("cp.async.wait_all;");
+  AsyncRun r = run(kernel(body));
+  const size_t cp = 8, first_add = 10, wait = 30;
+  ASSERT_EQ(r.issue.size(), 33u);  // 5 setup + 3 + cp + commit + 20 + wait + st + ret
+  // The adds issue exactly as they do when the cp.async is replaced by a register move (same
+  // PCs, same instruction count): nothing waits for the copy's data.
+  std::vector<std::string> alu = body;
+  alu[0] =
+      "{ .reg .b64 %a; .reg .b32 %s; cvt.u64.u32 %a, %r2; add.u64 %a, %a, %rd2; add.u32 %s, "
+      "%r3, %r2; mov.u32 %r20, %s; }";
+  alu.back() = "mov.u32 %r21, %r60;";
+  AsyncRun b = run(kernel(alu));
+  ASSERT_EQ(b.issue.size(), r.issue.size());
+  for (size_t i = first_add; i < first_add + 20; ++i)
+    EXPECT_EQ(r.issue[i] - r.issue[cp], b.issue[i] - b.issue[cp]) << "add " << i - first_add;
+  EXPECT_LT(r.issue[first_add + 19], r.issue[cp] + kMemLatency);
+  // wait_all issues only after the copy's data returned.
+  EXPECT_GE(r.issue[wait], r.issue[cp] + kMemLatency);
+  const auto& a = r.r->stats["sm[0]"]["async"];
+  EXPECT_EQ(a["cp_async_insts"]["value"].get<uint64_t>(), 1u);
+  EXPECT_EQ(a["cp_async_bytes"]["value"].get<uint64_t>(), 32u * 16);
+  EXPECT_EQ(a["wait_group_insts"]["value"].get<uint64_t>(), 1u);
+  // The warp reached the wait right after the last add and waited until it issued.
+  EXPECT_EQ(a["wait_group_cycles"]["value"].get<uint64_t>(),
+            r.issue[wait] - r.issue[first_add + 19] - 1);
+}
+
+TEST(SmAsync, WaitGroupLeavesTheNewestGroupsInFlight) {
+  // Group A (cp at index 8), commit, 40 adds, group B (cp at 8 + 1 + 40 + 4 = 53), commit,
+  // wait_group 1 (index 55): waits for A only; wait_group 0 (56): waits for B.
+  std::vector<std::string> body = {copy(0), "cp.async.commit_group;"};
+  for (int k = 0; k < 40; ++k) body.push_back(fmt::format("add.s32 %r{}, %r60, 1;", 10 + k % 8));
+  body.push_back(copy(512));
+  body.push_back("cp.async.commit_group;");
+  body.push_back("cp.async.wait_group 1;");
+  body.push_back("cp.async.wait_group 0;");
+  AsyncRun r = run(kernel(body));
+  ASSERT_EQ(r.issue.size(), 59u);
+  const size_t cpa = 8, cpb = 53, w1 = 55, w0 = 56;
+  EXPECT_GE(r.issue[w1], r.issue[cpa] + kMemLatency);
+  EXPECT_LT(r.issue[w1], r.issue[cpb] + kMemLatency);  // B still in flight
+  EXPECT_GE(r.issue[w0], r.issue[cpb] + kMemLatency);
+  EXPECT_EQ(r.r->stats["sm[0]"]["async"]["wait_group_insts"]["value"].get<uint64_t>(), 2u);
+}
+
+TEST(SmAsync, WgmmaWaitGroupWaitsForTheTensorCore) {
+  // One warp: a wgmma m64nNk16 takes N/8 steps of sm.tensor.interval on the warp's tensor core
+  // from the cycle after its issue, and its accumulators are final sm.tensor.latency later;
+  // wgmma.wait_group 0 issues exactly then. Two wgmma in one group queue on the tensor core.
+  for (unsigned n : {8u, 16u}) {
+    for (unsigned count : {1u, 2u}) {
+      std::string body;
+      for (unsigned i = 0; i < count; ++i)
+        body += fmt::format(
+            "  wgmma.mma_async.sync.aligned.m64n{}k16.f32.f16.f16 {{{}}}, %rd3, %rd3, %p1, 1, 1, "
+            "0, 0;\n",
+            n, n == 8 ? "%f0, %f1, %f2, %f3" : "%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7");
+      const std::string ptx = fmt::format(R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out) {{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<8>;
+  .reg .pred %p<2>;
+  .shared .align 128 .b8 buf[4096];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u64 %rd3, 0;
+  mov.u32 %r1, 0;
+  setp.ne.b32 %p1, %r1, 0;
+  wgmma.fence.sync.aligned;
+{}  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  st.global.f32 [%rd2], %f0;
+  ret;
+}}
+)",
+                                          body);
+      TimingRunner r(timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true",
+                                    "sim.fixed_memory_latency=100", "sim.memory_model=fixed",
+                                    "sm.tensor.latency=64", "sm.tensor.interval=32"}));
+      std::vector<std::pair<uint64_t, uint32_t>> log;
+      r.gpu().sm(0).set_issue_log(&log);
+      r.load(ptx);
+      Addr out = r.upload(std::vector<uint32_t>(1, 0));
+      r.launch("k", {1, 1, 1}, {32, 1, 1}, out);
+      ASSERT_EQ(log.size(), 10u + count);
+      const size_t first = 6, wait = 7 + count;
+      const uint64_t steps = n / 8 * 32;
+      EXPECT_EQ(log[wait].first - log[first].first, 1 + count * steps + 64)
+          << "n " << n << " count " << count;
+      const auto& a = r.stats["sm[0]"]["async"];
+      EXPECT_EQ(a["wgmma_insts"]["value"].get<uint64_t>(), count);
+      EXPECT_EQ(a["wgmma_tensor_cycles"]["value"].get<uint64_t>(), count * steps);
+    }
+  }
+}
+
+TEST(SmAsync, NoAsyncGroupWithoutCpAsync) {
+  AsyncRun r = run(kernel({"add.s32 %r10, %r60, 1;"}));
+  EXPECT_FALSE(r.r->stats["sm[0]"].contains("async"));
+}
+
+}  // namespace simtlab::testing
