@@ -32,6 +32,9 @@ struct InFlight {
   uint32_t local_bytes = 0;   // per-thread local memory of its kernel (address interleaving)
   PcCounters* pcc = nullptr;  // its instruction's counters (sim.per_pc_stats), null when off
   bool long_mem = false;      // a global/local/texture load with a result (two_level_demote)
+  // sim.divergence=tbc: the other home warps of a formed warp, released with this one (0 =
+  // none; Sm::tbc_groups_).
+  uint32_t group = 0;
 };
 
 }  // namespace simtlab::timing

@@ -14,6 +14,7 @@
 #include "ext/rfc/rfc.h"
 #include "ext/sharing/sharing.h"
 #include "ext/sm_policies.h"
+#include "ext/tbc/tbc_stats.h"
 #include "timing/gpu/gpu.h"
 #include "timing/trace.h"
 
@@ -145,6 +146,14 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   }
   port_->set_waiter(this);
   if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
+  if (p_.divergence == "tbc") {  // thread block compaction (src/ext/tbc)
+    if (p_.its || arch_regs_ || sharing_ || rfc_ || greener_ || p_.rfc.enable)
+      throw UserError(
+          "sim.divergence=tbc replaces the per-warp SIMT stack: it cannot be combined with "
+          "sim.its, sm.register_numbering=architectural, sharing.mode or rfc.enable");
+    tbc_on_ = true;
+    tbc_stats_ = std::make_unique<ext::tbc::TbcStats>(g_);
+  }
   if (p_.divergence_stats) simt_stats_ = std::make_unique<ext::SimtStats>(p_.num_warps, g_);
   if (p_.classify.enable)  // value classifier (src/ext/classify): statistics only
     classify_ = std::make_unique<ext::ValueClassifier>(p_.classify, p_.num_warps, g_);
@@ -307,6 +316,7 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     }
     scheds_[w.sched]->add(&w);
   }
+  if (tbc_on_ && c.active) tbc_launch(c);  // thread block compaction (sm/tbc_issue.cpp)
   if (share_tracked && c.active) {
     // The CTA's warps by their index in the CTA (warp j pairs with the partner's warp j); a
     // warp that exited at launch leaves a null.

@@ -62,6 +62,10 @@ class SimtStats;
 namespace d2ma {
 class Engine;
 }
+namespace tbc {
+class TbcCta;
+class TbcStats;
+}  // namespace tbc
 namespace greener {
 class SmGreener;
 }
@@ -99,6 +103,13 @@ struct CtaSlot {
   uint32_t threads = 0;
   uint64_t start_cycle = 0;
   bool active = false;
+  // sim.divergence=tbc (src/ext/tbc): the CTA-wide stack and compacted warps, and the SM slot
+  // of each warp of the CTA; null when off or for a kernel with non-inlined calls.
+  std::unique_ptr<ext::tbc::TbcCta> tbc;
+  std::vector<uint32_t> tbc_slots;
+  CtaSlot();
+  ~CtaSlot();
+  CtaSlot(CtaSlot&&) noexcept;
 };
 
 /// Per-CTA resource needs of the current kernel (computed by the dispatcher).
@@ -247,6 +258,20 @@ class Sm : public sim::Component {
   bool d2ma_idle() const;
   void set_d2ma_trace(TraceSink* t);
   // ---- end D2MA ----
+
+  // ---- thread block compaction (sim.divergence=tbc, src/ext/tbc; sm/tbc_issue.cpp) ----
+  bool tbc_on_ = false;
+  std::unique_ptr<ext::tbc::TbcStats> tbc_stats_;
+  Stall try_issue_tbc(WarpSlot& w, uint64_t now, bool* issued);
+  void tbc_launch(CtaSlot& c);
+  void tbc_release_group(uint32_t g, uint64_t cycle);
+  void schedule_wb(const Writeback& wb, uint64_t cycle);
+  std::vector<func::SimtEntry> tbc_stack_;
+  func::WarpInstRecord tbc_rec_;
+  uint32_t tbc_next_group_ = 0;
+  std::vector<std::vector<Writeback>> tbc_groups_;  // followers by group id (slot reused)
+  std::vector<uint32_t> tbc_free_groups_;
+  // ---- end thread block compaction ----
 
   // GREENER (greener.mode != none, src/ext/greener), else null.
   std::unique_ptr<ext::greener::SmGreener> greener_;
