@@ -145,10 +145,12 @@ struct SimParams {
             "Timing mode: how diverged threads are grouped into warps. ipdom: the per-warp "
             "IPDOM SIMT stack; tbc: thread block compaction, a CTA-wide stack whose warps "
             "synchronise at potentially divergent branches and are compacted lane-aware "
-            "(src/ext/tbc; kernels with non-inlined calls keep the per-warp stack)",
-            "Fung & Aamodt HPCA 2011; GPGPU book 3.4.2 (off by default: the presets model "
-            "the IPDOM stack)")
-        .one_of({"ipdom", "tbc"});
+            "(src/ext/tbc); dwf: dynamic warp formation, a per-CTA warp pool where threads "
+            "join the warp at their PC after every branch, lane-aware, issued in Majority "
+            "order (src/ext/dwf). Kernels with non-inlined calls keep the per-warp stack",
+            "Fung & Aamodt HPCA 2011 (tbc); Fung et al. MICRO 2007 (dwf); GPGPU book 3.4.1 "
+            "(off by default: the presets model the IPDOM stack)")
+        .one_of({"ipdom", "tbc", "dwf"});
     d.param("per_pc_stats", per_pc_stats, "",
             "Timing mode: count executions, stall slots by reason, scoreboard waits on memory vs "
             "ALU producers, register-bank and shared-memory bank conflicts, L1/L2 misses and "

@@ -27,6 +27,9 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   greener      sm.register_numbering=architectural greener.mode=greener (#18; register power
                states only gate timing and energy)
   sleep_reg    sm.register_numbering=architectural greener.mode=sleep_reg (#18)
+  tbc          sim.divergence=tbc (thread block compaction, issue #22)
+  tbc_cta      sim.divergence=tbc sm.scheduler=cta_gto (with the CTA-prioritising scheduler)
+  dwf          sim.divergence=dwf (dynamic warp formation, Majority issue order, issue #22)
 """
 import argparse
 import concurrent.futures as cf
@@ -54,6 +57,9 @@ MECHS = {
     "classify": ([], ["classify.enable=true"]),
     "greener": ([], ["sm.register_numbering=architectural", "greener.mode=greener"]),
     "sleep_reg": ([], ["sm.register_numbering=architectural", "greener.mode=sleep_reg"]),
+    "tbc": ([], ["sim.divergence=tbc"]),
+    "tbc_cta": ([], ["sim.divergence=tbc", "sm.scheduler=cta_gto"]),
+    "dwf": ([], ["sim.divergence=dwf"]),
 }
 
 # Programs that behave differently under independent thread scheduling by design: with sim.its

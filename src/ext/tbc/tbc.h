@@ -87,6 +87,10 @@ class CtaStack {
   std::vector<Entry> entries_;
 };
 
+/// A formed warp's host: the warp of the CTA (index) whose SM slot schedules it and whose
+/// instruction buffer fetches for it (the timing model assigns it; kNoHost until then).
+constexpr uint32_t kNoHost = ~0u;
+
 /// State of one compacted warp of the top entry.
 struct Cw {
   enum class St : uint8_t { run, branch, sync, rpc };
@@ -95,6 +99,7 @@ struct Cw {
   St st = St::run;
   bool sync_pass = false;  // re-formed at a sync point: executes it without waiting again
   uint64_t ready_at = 0;
+  uint32_t host = kNoHost;
 };
 
 /// What the resolution of a CTA-wide wait did (for statistics).

@@ -36,6 +36,9 @@ class TbcStats {
         bank_(g_.counter("extra_bank_conflicts", "cycles",
                          "Register-bank conflict cycles of formed warps beyond their first home "
                          "warp's own (the operand of each home warp is in its own bank)")),
+        fallback_(g_.counter("ipdom_fallbacks", "CTAs",
+                             "CTAs that returned to per-warp stacks: a divergent branch's paths "
+                             "hold a CTA barrier (warp-specialised code needs them concurrent)")),
         depth_(g_.histogram("stack_depth", "entries",
                             "CTA-wide stack depth at every synchronisation (1 = converged)",
                             {1, 2, 3, 4, 6, 8, 16})) {}
@@ -57,11 +60,12 @@ class TbcStats {
     bank_ += extra_bank;
   }
   void on_push(uint64_t n) { pushes_ += n; }
+  void on_fallback() { ++fallback_; }
 
  private:
   stats::Group& g_;
   stats::Counter &divergent_, &uniform_, &syncs_, &pops_, &pushes_, &formed_, &compacted_, &mixed_,
-      &bank_;
+      &bank_, &fallback_;
   stats::Histogram& depth_;
 };
 

@@ -155,7 +155,10 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   *issued = false;
   if (!w.active || w.func_done) return Stall::idle;
   if constexpr (kExt)
-    if (w.cta->tbc) return try_issue_tbc(w, now, issued);  // sim.divergence=tbc
+    if (tbc_on_) {  // sim.divergence=tbc / dwf
+      if (w.cta->tbc) return try_issue_tbc(w, now, issued);
+      if (w.cta->dwf) return try_issue_dwf(w, now, issued);
+    }
   func::Warp& fw = *w.fw;
   if (fw.at_barrier) {
     w.was_at_barrier = true;

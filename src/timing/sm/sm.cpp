@@ -8,6 +8,8 @@
 #include "base/error.h"
 #include "ext/classify/classify.h"
 #include "ext/d2ma/d2ma.h"
+#include "ext/dwf/dwf.h"
+#include "ext/dwf/dwf_stats.h"
 #include "ext/greener/greener.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
@@ -146,13 +148,18 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   }
   port_->set_waiter(this);
   if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
-  if (p_.divergence == "tbc") {  // thread block compaction (src/ext/tbc)
+  if (p_.divergence != "ipdom") {  // thread block compaction, dynamic warp formation
     if (p_.its || arch_regs_ || sharing_ || rfc_ || greener_ || p_.rfc.enable)
       throw UserError(
-          "sim.divergence=tbc replaces the per-warp SIMT stack: it cannot be combined with "
+          "sim.divergence=tbc/dwf replaces the per-warp SIMT stack: it cannot be combined with "
           "sim.its, sm.register_numbering=architectural, sharing.mode or rfc.enable");
-    tbc_on_ = true;
-    tbc_stats_ = std::make_unique<ext::tbc::TbcStats>(g_);
+    tbc_on_ = true;  // (the formed-warp issue path of both)
+    if (p_.divergence == "dwf") {
+      dwf_on_ = true;
+      dwf_stats_ = std::make_unique<ext::dwf::DwfStats>(g_);
+    } else {
+      tbc_stats_ = std::make_unique<ext::tbc::TbcStats>(g_);
+    }
   }
   if (p_.divergence_stats) simt_stats_ = std::make_unique<ext::SimtStats>(p_.num_warps, g_);
   if (p_.classify.enable)  // value classifier (src/ext/classify): statistics only
