@@ -63,7 +63,8 @@ MECHS = {
 }
 
 # Programs that behave differently under independent thread scheduling by design: with sim.its
-# they run with these arguments and must pass (the intra-warp spin lock completes).
+# they run with these arguments and must pass (the intra-warp spin lock completes). Dynamic warp
+# formation has per-thread PCs and no stack either: the lock completes there too.
 ITS_ARGS = {"prog_its_spinlock": ["its"]}
 
 
@@ -84,7 +85,7 @@ def check(simtlab, kind, prog, mech):
     base_sets, on_sets = MECHS[mech]
     name = f"{os.path.basename(prog)} [{mech}]"
     its_args = ITS_ARGS.get(os.path.basename(prog))
-    if mech == "its" and its_args:
+    if mech in ("its", "dwf") and its_args:
         rc, out = run(simtlab, prog, on_sets, args=its_args)
         ok = rc == 0 and out.strip().splitlines()[-1:] == ["PASSED"]
         return name, ok, f"rc {rc} with {' '.join(its_args)}, last line {out.strip().splitlines()[-1:]}"
