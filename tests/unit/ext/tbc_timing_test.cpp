@@ -167,6 +167,22 @@ TEST(TbcTiming, EarlyExitSurvivorsCompactAtTheNextBranch) {
   EXPECT_EQ(v(g, "reconvergences"), 3u);
 }
 
+// Dynamic warp formation on the same kernels: the IPDOM stack's results and thread
+// instructions; threads of the two warps that reach a PC together merge, so fewer warp
+// instructions than the stack (how many depends on the issue timing of the pool's warps).
+TEST(DwfTiming, SameResultsFewerWarpInstructions) {
+  for (const char* k : {kDiamond, kLoop, kExit}) {
+    const TbcRun i = run(k, "ipdom"), d = run(k, "dwf");
+    EXPECT_EQ(d.out, i.out);
+    EXPECT_EQ(v(d.sm0, "thread_insts"), v(i.sm0, "thread_insts"));
+    EXPECT_LT(v(d.sm0, "warp_insts"), v(i.sm0, "warp_insts"));
+    EXPECT_FALSE(i.sm0.contains("dwf"));
+    ASSERT_TRUE(d.sm0.contains("dwf"));
+    EXPECT_GT(v(d.sm0["dwf"], "mixed_warp_insts"), 0u);
+    EXPECT_FALSE(d.sm0.contains("tbc"));
+  }
+}
+
 TEST(TbcTiming, RejectsIndependentThreadScheduling) {
   EXPECT_THROW(TimingRunner(timing_params({"sim.divergence=tbc", "sim.its=true"})), UserError);
 }
