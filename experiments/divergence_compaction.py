@@ -41,8 +41,8 @@ def main():
     base = variants[0]
     print("| workload | variant | cycles | speedup | warp insts | SIMD eff. | L1D accesses | "
           "warps formed | of them mixed | mixed-warp insts | extra bank confl. | "
-          "CTA stack depth mean / max |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "divergent / uniform branch syncs | CTA stack depth mean / max |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for w in order:
         for v in variants:
             a, b = agg[(w, v)], agg[(w, base)]
