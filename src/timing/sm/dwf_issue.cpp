@@ -51,7 +51,7 @@ Stall Sm::try_issue_dwf(WarpSlot& w, uint64_t now, bool* issued) {
       dwf_stats_->on_sync(t.arrive_sync(idx, now + 1));
       formed_fetch(c, t.pool);
       w.ready_at = std::max(w.ready_at, now + 1);  // the SM wakes for re-formed warps
-      return Stall::barrier;  // the pool changed
+      return Stall::barrier;                       // the pool changed
     }
     if (const Stall r = formed_fetched(c, t.pool, x, now); r != Stall::issued) {
       note(r);

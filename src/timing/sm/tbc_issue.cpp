@@ -409,7 +409,7 @@ Stall Sm::try_issue_tbc(WarpSlot& w, uint64_t now, bool* issued) {
       tbc_stats_->on_settle(s, t.stack().depth());
       formed_fetch(c, t.cws);
       w.ready_at = std::max(w.ready_at, now + 1);  // the SM wakes for re-formed warps
-      return Stall::barrier;  // the compacted warps may have been replaced
+      return Stall::barrier;                       // the compacted warps may have been replaced
     }
     if (const Stall r = formed_fetched(c, t.cws, cw, now); r != Stall::issued) {
       note(r);
