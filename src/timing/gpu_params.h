@@ -83,6 +83,7 @@ struct SimParams {
   bool its = false;
   uint32_t its_yield_backedges = 64;
   bool divergence_stats = false;
+  std::string divergence = "ipdom";
   bool per_pc_stats = false;
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
@@ -140,6 +141,16 @@ struct SimParams {
             "Timing mode: SIMT stack depth histogram and stack pushes/pops (reconvergence "
             "events) per SM (the sm[i].simt group; src/ext/its/simt_stats.h)",
             "simtlab (issue #22; the statistics the divergence papers report)");
+    d.param("divergence", divergence, "",
+            "Timing mode: how diverged threads are grouped into warps. ipdom: the per-warp "
+            "IPDOM SIMT stack; tbc: thread block compaction, a CTA-wide stack whose warps "
+            "synchronise at potentially divergent branches and are compacted lane-aware "
+            "(src/ext/tbc); dwf: dynamic warp formation, a per-CTA warp pool where threads "
+            "join the warp at their PC after every branch, lane-aware, issued in Majority "
+            "order (src/ext/dwf). Kernels with non-inlined calls keep the per-warp stack",
+            "Fung & Aamodt HPCA 2011 (tbc); Fung et al. MICRO 2007 (dwf); GPGPU book 3.4.1 "
+            "(off by default: the presets model the IPDOM stack)")
+        .one_of({"ipdom", "tbc", "dwf"});
     d.param("per_pc_stats", per_pc_stats, "",
             "Timing mode: count executions, stall slots by reason, scoreboard waits on memory vs "
             "ALU producers, register-bank and shared-memory bank conflicts, L1/L2 misses and "

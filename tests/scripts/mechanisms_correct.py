@@ -27,6 +27,9 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   greener      sm.register_numbering=architectural greener.mode=greener (#18; register power
                states only gate timing and energy)
   sleep_reg    sm.register_numbering=architectural greener.mode=sleep_reg (#18)
+  tbc          sim.divergence=tbc (thread block compaction, issue #22)
+  tbc_cta      sim.divergence=tbc sm.scheduler=cta_gto (with the CTA-prioritising scheduler)
+  dwf          sim.divergence=dwf (dynamic warp formation, Majority issue order, issue #22)
 """
 import argparse
 import concurrent.futures as cf
@@ -54,10 +57,14 @@ MECHS = {
     "classify": ([], ["classify.enable=true"]),
     "greener": ([], ["sm.register_numbering=architectural", "greener.mode=greener"]),
     "sleep_reg": ([], ["sm.register_numbering=architectural", "greener.mode=sleep_reg"]),
+    "tbc": ([], ["sim.divergence=tbc"]),
+    "tbc_cta": ([], ["sim.divergence=tbc", "sm.scheduler=cta_gto"]),
+    "dwf": ([], ["sim.divergence=dwf"]),
 }
 
 # Programs that behave differently under independent thread scheduling by design: with sim.its
-# they run with these arguments and must pass (the intra-warp spin lock completes).
+# they run with these arguments and must pass (the intra-warp spin lock completes). Dynamic warp
+# formation has per-thread PCs and no stack either: the lock completes there too.
 ITS_ARGS = {"prog_its_spinlock": ["its"]}
 
 
@@ -78,7 +85,7 @@ def check(simtlab, kind, prog, mech):
     base_sets, on_sets = MECHS[mech]
     name = f"{os.path.basename(prog)} [{mech}]"
     its_args = ITS_ARGS.get(os.path.basename(prog))
-    if mech == "its" and its_args:
+    if mech in ("its", "dwf") and its_args:
         rc, out = run(simtlab, prog, on_sets, args=its_args)
         ok = rc == 0 and out.strip().splitlines()[-1:] == ["PASSED"]
         return name, ok, f"rc {rc} with {' '.join(its_args)}, last line {out.strip().splitlines()[-1:]}"

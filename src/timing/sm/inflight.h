@@ -34,6 +34,9 @@ struct InFlight {
   bool long_mem = false;      // a global/local/texture load with a result (two_level_demote)
   uint32_t async_group =
       0;  // cp.async: its warp's commit-group id (WarpSlot::async_base), 0 = none
+  // sim.divergence=tbc: the other home warps of a formed warp, released with this one (0 =
+  // none; Sm::tbc_groups_).
+  uint32_t group = 0;
 };
 
 }  // namespace simtlab::timing

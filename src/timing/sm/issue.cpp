@@ -154,6 +154,11 @@ template <bool kExt>
 Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   *issued = false;
   if (!w.active || w.func_done) return Stall::idle;
+  if constexpr (kExt)
+    if (tbc_on_) {  // sim.divergence=tbc / dwf
+      if (w.cta->tbc) return try_issue_tbc(w, now, issued);
+      if (w.cta->dwf) return try_issue_dwf(w, now, issued);
+    }
   func::Warp& fw = *w.fw;
   if (fw.at_barrier) {
     w.was_at_barrier = true;
@@ -421,7 +426,7 @@ void Sm::issue(uint64_t now) {
   // The default path (no mechanism hooks, no per-instruction statistics) is compiled without
   // their bookkeeping: the hooks and the attribution cost it nothing when off.
   if (policies_.empty() && !pc_stats_ && !rfc_ && !arch_regs_ && !sharing_ && !classify_ &&
-      !simt_stats_)
+      !simt_stats_ && !tbc_on_)
     issue_impl<false>(now);
   else
     issue_impl<true>(now);

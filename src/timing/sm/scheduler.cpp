@@ -22,6 +22,7 @@ std::unique_ptr<WarpScheduler> make_gto_scheduler();
 std::unique_ptr<WarpScheduler> make_oldest_scheduler();
 std::unique_ptr<WarpScheduler> make_two_level_scheduler(uint32_t active);
 std::unique_ptr<WarpScheduler> make_owf_scheduler();
+std::unique_ptr<WarpScheduler> make_cta_gto_scheduler();
 
 std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy,
                                               uint32_t two_level_active) {
@@ -30,6 +31,7 @@ std::unique_ptr<WarpScheduler> make_scheduler(const std::string& policy,
   if (policy == "oldest") return make_oldest_scheduler();
   if (policy == "two_level") return make_two_level_scheduler(two_level_active);
   if (policy == "owf") return make_owf_scheduler();
+  if (policy == "cta_gto") return make_cta_gto_scheduler();  // CTA-prioritising (TBC)
   fatal("sm.scheduler: unknown warp scheduling policy '{}'", policy);
 }
 

@@ -10,6 +10,8 @@
 //   two_level active pool of `two_level_active` warps scheduled LRR; a warp that stalls on a
 //             long-latency operation leaves the pool and the oldest pending warp enters
 //             (Gebhart et al., ISCA 2011; Narasiman et al., MICRO 2011)
+//   cta_gto   the last-issuing CTA's warps first, then oldest first (thread block
+//             compaction's CTA prioritisation; Fung & Aamodt HPCA 2011)
 //   owf       owner warp first: owner > unshared > non-owner warps (resource sharing,
 //             src/ext/sharing; Jatala thesis 2.3.2), GTO within a class
 #pragma once

@@ -8,12 +8,15 @@
 #include "base/error.h"
 #include "ext/classify/classify.h"
 #include "ext/d2ma/d2ma.h"
+#include "ext/dwf/dwf.h"
+#include "ext/dwf/dwf_stats.h"
 #include "ext/greener/greener.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
 #include "ext/rfc/rfc.h"
 #include "ext/sharing/sharing.h"
 #include "ext/sm_policies.h"
+#include "ext/tbc/tbc_stats.h"
 #include "timing/gpu/gpu.h"
 #include "timing/trace.h"
 
@@ -158,6 +161,19 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   }
   port_->set_waiter(this);
   if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
+  if (p_.divergence != "ipdom") {  // thread block compaction, dynamic warp formation
+    if (p_.its || arch_regs_ || sharing_ || rfc_ || greener_ || p_.rfc.enable)
+      throw UserError(
+          "sim.divergence=tbc/dwf replaces the per-warp SIMT stack: it cannot be combined with "
+          "sim.its, sm.register_numbering=architectural, sharing.mode or rfc.enable");
+    tbc_on_ = true;  // (the formed-warp issue path of both)
+    if (p_.divergence == "dwf") {
+      dwf_on_ = true;
+      dwf_stats_ = std::make_unique<ext::dwf::DwfStats>(g_);
+    } else {
+      tbc_stats_ = std::make_unique<ext::tbc::TbcStats>(g_);
+    }
+  }
   if (p_.divergence_stats) simt_stats_ = std::make_unique<ext::SimtStats>(p_.num_warps, g_);
   if (p_.classify.enable)  // value classifier (src/ext/classify): statistics only
     classify_ = std::make_unique<ext::ValueClassifier>(p_.classify, p_.num_warps, g_);
@@ -342,6 +358,7 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     }
     scheds_[w.sched]->add(&w);
   }
+  if (tbc_on_ && c.active) tbc_launch(c);  // thread block compaction (sm/tbc_issue.cpp)
   if (share_tracked && c.active) {
     // The CTA's warps by their index in the CTA (warp j pairs with the partner's warp j); a
     // warp that exited at launch leaves a null.

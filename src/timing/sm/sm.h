@@ -62,6 +62,15 @@ class SimtStats;
 namespace d2ma {
 class Engine;
 }
+namespace tbc {
+class TbcCta;
+class TbcStats;
+struct Piece;
+}  // namespace tbc
+namespace dwf {
+class DwfCta;
+class DwfStats;
+}  // namespace dwf
 namespace greener {
 class SmGreener;
 }
@@ -103,6 +112,14 @@ struct CtaSlot {
   uint32_t threads = 0;
   uint64_t start_cycle = 0;
   bool active = false;
+  // sim.divergence=tbc (src/ext/tbc): the CTA-wide stack and compacted warps, and the SM slot
+  // of each warp of the CTA (also dwf's); null when off or for a kernel with non-inlined calls.
+  std::unique_ptr<ext::tbc::TbcCta> tbc;
+  std::unique_ptr<ext::dwf::DwfCta> dwf;  // sim.divergence=dwf (src/ext/dwf)
+  std::vector<uint32_t> tbc_slots;
+  CtaSlot();
+  ~CtaSlot();
+  CtaSlot(CtaSlot&&) noexcept;
 };
 
 /// Per-CTA resource needs of the current kernel (computed by the dispatcher).
@@ -301,6 +318,40 @@ class Sm : public sim::Component {
   bool d2ma_idle() const;
   void set_d2ma_trace(TraceSink* t);
   // ---- end D2MA ----
+
+  // ---- thread block compaction (sim.divergence=tbc, src/ext/tbc; sm/tbc_issue.cpp) ----
+  bool tbc_on_ = false;
+  std::unique_ptr<ext::tbc::TbcStats> tbc_stats_;
+  Stall try_issue_tbc(WarpSlot& w, uint64_t now, bool* issued);
+  void tbc_to_ipdom(CtaSlot& c, uint64_t ready_at);
+  // dynamic warp formation (sim.divergence=dwf, src/ext/dwf; sm/dwf_issue.cpp)
+  bool dwf_on_ = false;
+  std::unique_ptr<ext::dwf::DwfStats> dwf_stats_;
+  std::vector<uint32_t> dwf_order_;
+  Stall try_issue_dwf(WarpSlot& w, uint64_t now, bool* issued);
+  void tbc_launch(CtaSlot& c);
+  void tbc_release_group(uint32_t g, uint64_t cycle);
+  // Instruction fetch of formed warps through their host slots (tbc_issue.cpp).
+  void formed_redirect(CtaSlot& c, uint32_t host, uint32_t pc);
+  template <class W>
+  void formed_fetch(CtaSlot& c, std::vector<W>& ws);
+  template <class W>
+  bool formed_claim(CtaSlot& c, const std::vector<W>& ws, const W& x);
+  template <class W>
+  Stall formed_fetched(CtaSlot& c, const std::vector<W>& ws, const W& x, uint64_t now);
+  void formed_issued(CtaSlot& c, uint32_t host, uint32_t pc);
+  std::vector<uint8_t> tbc_used_;
+  Stall formed_ready(const WarpSlot& w, const CtaSlot& c,
+                     const std::vector<ext::tbc::Piece>& pieces, const func::DInst& d) const;
+  uint32_t formed_exec(WarpSlot& w, CtaSlot& c, const std::vector<ext::tbc::Piece>& pieces,
+                       uint32_t pc, uint64_t now, LaneMask* taken, LaneMask* nt, LaneMask* gone);
+  void schedule_wb(const Writeback& wb, uint64_t cycle);
+  std::vector<func::SimtEntry> tbc_stack_;
+  func::WarpInstRecord tbc_rec_;
+  uint32_t tbc_next_group_ = 0;
+  std::vector<std::vector<Writeback>> tbc_groups_;  // followers by group id (slot reused)
+  std::vector<uint32_t> tbc_free_groups_;
+  // ---- end thread block compaction ----
 
   // GREENER (greener.mode != none, src/ext/greener), else null.
   std::unique_ptr<ext::greener::SmGreener> greener_;

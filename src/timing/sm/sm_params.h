@@ -107,7 +107,8 @@ struct SmParams {
   ext::ClassifyParams classify;   // classify.* (src/ext/classify)
   bool divergence_stats = false;  // sim.divergence_stats, copied by Gpu: the simt group
   bool its = false;  // sim.its, copied here by Gpu (not a key of sm.*): the its stats group
-  D2maParams d2ma;   // top-level group d2ma.* (src/ext/d2ma)
+  std::string divergence = "ipdom";  // sim.divergence, copied by Gpu (src/ext/tbc)
+  D2maParams d2ma;                   // top-level group d2ma.* (src/ext/d2ma)
 
   // GREENER (src/ext/greener, thesis ch. 4): top-level group greener.*
   GreenerParams greener;
@@ -273,9 +274,11 @@ struct SmParams {
         .max(8);
     d.param("scheduler", scheduler, "",
             "Warp scheduling policy (owf: owner warp first, for resource sharing: owner > "
-            "unshared > non-owner warps, GTO within a class; thesis 2.3.2)",
+            "unshared > non-owner warps, GTO within a class; thesis 2.3.2; cta_gto: the warps "
+            "of the CTA that issued last first, then oldest first: the CTA-prioritising "
+            "scheduling of thread block compaction, Fung & Aamodt HPCA 2011)",
             t1)
-        .one_of({"lrr", "gto", "oldest", "two_level", "owf"});
+        .one_of({"lrr", "gto", "oldest", "two_level", "owf", "cta_gto"});
     d.param("register_numbering", register_numbering, "",
             "Register numbers the register banks and the scoreboard see: virtual = PTX registers "
             "in declaration order (one slot per register, as GPGPU-Sim's PTX mode); "

@@ -21,6 +21,11 @@ void Sm::schedule_writeback(const InFlight& f, uint64_t cycle) {
     wb.dst_w[i] = f.dst_w[i];
     wb.dst_pred[i] = f.dst_pred[i];
   }
+  schedule_wb(wb, cycle);
+  if (f.group) tbc_release_group(f.group, cycle);  // thread block compaction: other home warps
+}
+
+void Sm::schedule_wb(const Writeback& wb, uint64_t cycle) {
   if (cycle <= cycle_now_) {
     release(wb, cycle_now_);
     return;
@@ -50,6 +55,7 @@ void Sm::complete(const InFlight& f, uint64_t now) {
     wb.dst_pred[i] = f.dst_pred[i];
   }
   release(wb, now);
+  if (f.group) tbc_release_group(f.group, now);  // thread block compaction: other home warps
 }
 
 void Sm::release(const Writeback& wb, uint64_t now) {
