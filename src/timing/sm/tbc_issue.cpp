@@ -122,10 +122,9 @@ Stall Sm::formed_ready(const WarpSlot& w, const CtaSlot& c,
     }
   }
   if (r != Stall::issued) return r;
-  if (collectors_busy_ == collectors_.size()) return Stall::collector_full;
+  if (collectors_full(part_of(w))) return Stall::collector_full;
   const UnitKind uk = unit_for(d.exec);
-  const uint32_t cap = std::max<uint32_t>(1, units_of_kind_[size_t(uk)]);
-  if (waiting_dispatch_[size_t(uk)] >= cap)
+  if (waiting(part_of(w), uk) >= unit_cap(uk))
     return uk == UnitKind::ldst ? Stall::mem_pipeline : Stall::unit_busy;
   if (!policies_.empty() && !policies_allow(w, d)) return Stall::throttled;
   return Stall::issued;
