@@ -191,7 +191,7 @@ def main():
             by.setdefault(r["preset"], {})[r["benchmark"]] = (r["simulated"], r["unit"])
         rows = [r for pr in by for r in rows_for(pr, by[pr])]
         return emit(rows, d.get("missing", []), [], a)
-    presets = a.preset or ["volta-v100", "turing-t4", "turing-rtx2060", "ampere-a100",
+    presets = a.preset or ["volta-v100", "turing-t4", "ampere-a100",
                            "hopper-h100", "hopper-h200", "fermi-gtx480"]
     skip = set(filter(None, a.skip.split(",")))
     jobs, cfgs, missing = [], {}, []
