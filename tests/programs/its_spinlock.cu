@@ -4,9 +4,10 @@
 // thread that wins the lock waits at the loop's reconvergence point while the others spin
 // forever (SIMT deadlock); under independent thread scheduling (sim.its=true) the holder runs
 // on, releases the lock and all threads finish. Modes (argv[1]):
-//   deadlock  the kernel must be stopped as a hang (cudaErrorLaunchTimeout): the default,
-//             for the default (stack) configuration
-//   its       the kernel must complete with the right count (run with --set sim.its=true)
+//   its       the kernel must complete with the right count: the default, as on the default GPU
+//             (turing-t4, sim.its=true) and on real Volta-and-later hardware
+//   deadlock  the kernel must be stopped as a hang (cudaErrorLaunchTimeout): run it with the
+//             stack (--set sim.its=false, or a pre-Volta preset)
 // Ends with PASSED when the runtime reported exactly what the mode expects.
 #include <cuda_runtime.h>
 #include <cstdio>
@@ -25,7 +26,7 @@ __global__ void locked_count(int* mutex, volatile int* counter, int* order) {
 }
 
 int main(int argc, char** argv) {
-  const bool its = argc > 1 && !strcmp(argv[1], "its");
+  const bool its = !(argc > 1 && !strcmp(argv[1], "deadlock"));
   const int blocks = 2, threads = 64, n = blocks * threads;
   int *mutex = nullptr, *counter = nullptr, *order = nullptr;
   if (cudaMalloc(&mutex, sizeof(int)) != cudaSuccess ||

@@ -66,6 +66,8 @@ MECHS = {
 # they run with these arguments and must pass (the intra-warp spin lock completes). Dynamic warp
 # formation has per-thread PCs and no stack either: the lock completes there too.
 ITS_ARGS = {"prog_its_spinlock": ["its"]}
+# Under the stack (every other mechanism, on the pinned fermi-gtx480) the spin lock must hang.
+STACK_ARGS = {"prog_its_spinlock": ["deadlock"]}
 
 
 def run(simtlab, prog, sets, timeout=600, args=()):
@@ -89,11 +91,12 @@ def check(simtlab, kind, prog, mech):
         rc, out = run(simtlab, prog, on_sets, args=its_args)
         ok = rc == 0 and out.strip().splitlines()[-1:] == ["PASSED"]
         return name, ok, f"rc {rc} with {' '.join(its_args)}, last line {out.strip().splitlines()[-1:]}"
-    rc, out = run(simtlab, prog, on_sets)
+    stack_args = STACK_ARGS.get(os.path.basename(prog), [])
+    rc, out = run(simtlab, prog, on_sets, args=stack_args)
     if kind == "workload":
         ok = rc == 0 and out.strip().splitlines()[-1:] == ["PASSED"]
         return name, ok, f"rc {rc}, last line {out.strip().splitlines()[-1:]}"
-    brc, bout = run(simtlab, prog, base_sets)
+    brc, bout = run(simtlab, prog, base_sets, args=stack_args)
     ok = rc == brc and out == bout and rc != "timeout"
     return name, ok, f"rc {rc} vs baseline {brc}, stdout {'same' if out == bout else 'differs'}"
 
