@@ -67,6 +67,32 @@ MemorySystem::MemorySystem(const MemoryParams& p, sim::Simulation& sim, const Me
                        dram_out_.back().get());
     drams_[c]->connect(dram_in_.back().get(), dram_out_.back().get());
   }
+  if (p.l2.partitions == 2) {
+    if (channels % 2 != 0)
+      throw UserError(
+          fmt::format("mem.l2.partitions: two L2 partitions need an even number "
+                      "of channels (mem.map.channels is {})",
+                      channels));
+    if (num_sms < 2) throw UserError("mem.l2.partitions: two L2 partitions need at least two SMs");
+    if (opts.keep_data)
+      throw UserError(
+          "mem.l2.partitions: two L2 partitions keep near copies without coherence, so the "
+          "data-carrying checker mode needs mem.l2.partitions = 1");
+    const uint32_t half = channels / 2;
+    for (uint32_t c = 0; c < channels; ++c) {  // link c: partition c -> its mirror
+      const uint32_t m = (c + half) % channels;
+      const std::string n = std::to_string(c) + "->" + std::to_string(m);
+      link_req_.push_back(std::make_unique<sim::Port<MemReq>>(parts_[c].get(), parts_[m].get(),
+                                                              kDramPortDepth, "link" + n));
+      link_resp_.push_back(std::make_unique<sim::Port<MemResp>>(parts_[c].get(), parts_[m].get(),
+                                                                kDramPortDepth, "link_resp" + n));
+    }
+    for (uint32_t c = 0; c < channels; ++c) {
+      const uint32_t m = (c + half) % channels;
+      parts_[c]->connect_peer(c / half, link_req_[c].get(), link_req_[m].get(), link_resp_[c].get(),
+                              link_resp_[m].get());
+    }
+  }
   sm_in_.resize(num_sms);
   sm_out_.resize(num_sms);
 }
@@ -102,7 +128,14 @@ bool MemorySystem::can_send(uint32_t sm) const { return sm_in_[sm]->can_send(); 
 void MemorySystem::send(uint32_t sm, MemReq req) {
   SIMTLAB_ASSERT(attached_ == num_sms_, "send before every SM was attached");
   req.sm = uint16_t(sm);
-  const uint32_t dest = map_.slice(req.addr);
+  uint32_t dest = map_.slice(req.addr);
+  if (!link_req_.empty()) {  // two L2 partitions: a line homed in the other one -> near copy
+    const uint32_t half = map_.channels() / 2;
+    const uint32_t home = dest / map_.sub_partitions() / half;
+    const uint32_t mine = uint32_t(uint64_t(sm) * 2 / num_sms_);
+    if (home != mine)
+      dest = mine ? dest + half * map_.sub_partitions() : dest - half * map_.sub_partitions();
+  }
   sm_in_[sm]->send(make_request_packet(std::move(req), dest, p_.icnt), 1);
 }
 

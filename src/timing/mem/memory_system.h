@@ -106,6 +106,9 @@ class MemorySystem {
   std::vector<std::unique_ptr<sim::Port<MemReq>>> slice_in_;
   std::vector<std::unique_ptr<sim::Port<RespPacket>>> slice_out_;
   std::vector<std::unique_ptr<sim::Port<MemReq>>> dram_in_;
+  // Two L2 partitions: the links between mirror partitions (partition.h).
+  std::vector<std::unique_ptr<sim::Port<MemReq>>> link_req_;
+  std::vector<std::unique_ptr<sim::Port<MemResp>>> link_resp_;
   std::vector<std::unique_ptr<sim::Port<MemResp>>> dram_out_;
   uint32_t attached_ = 0;
 };

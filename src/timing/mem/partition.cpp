@@ -101,6 +101,24 @@ void L2Params::describe(config::Describer& d) {
           "and PCIe traffic (Hennessy & Patterson, CA:AQA 5th ed., ch. 4 on Fermi); L2 as "
           "the DRAM write buffer: NVIDIA patent US 8,234,478; GPGPU-Sim "
           "-gpgpu_perf_sim_memcpy 1 (docs/fidelity.d/4-importer-memcpy.md)");
+  d.param("partitions", partitions, "partitions",
+          "L2 partitions: 1 = one L2 whose slices are all equally near; 2 = two halves "
+          "(channels and SMs split in two), each caching for its own SMs the lines homed in "
+          "the other, joined by a link (partition.h)",
+          "GTX480 has one L2 (book 1.15); A100/H100 have two (A100 whitepaper: 'each L2 "
+          "partition localizes and caches data for memory accesses from SMs in the GPCs "
+          "directly connected to the partition')")
+      .range(1, 2);
+  d.param("partition_link_latency", partition_link_latency, "cycles",
+          "Two partitions: one-way delay of the link between mirror slices (L2 cycles; it "
+          "includes the home slice's pipeline: requests from the link skip rop_latency)",
+          "unused with one partition")
+      .max(100000);
+  d.param("partition_link_queue", partition_link_queue, "entries",
+          "Two partitions: requests (and, separately, answers) in flight on each link "
+          "direction of a partition",
+          "assumption: as rop_queue (GTX480 config gpgpu_dram_partition_queues 64)")
+      .range(1, 65536);
 }
 
 MemoryPartition::MemoryPartition(uint32_t id, const L2Params& p, const IcntParams& icnt,
@@ -155,6 +173,80 @@ void MemoryPartition::connect(std::vector<sim::Port<MemReq>*> icnt_in,
   }
   dram_out_ = dram_out;
   dram_in_ = dram_in;
+}
+
+void MemoryPartition::connect_peer(uint32_t home_part, sim::Port<MemReq>* req_out,
+                                   sim::Port<MemReq>* req_in, sim::Port<MemResp>* resp_out,
+                                   sim::Port<MemResp>* resp_in) {
+  SIMTLAB_ASSERT(p_.partitions == 2 && map_.channels() % 2 == 0,
+                 "partition links need two partitions of whole channels");
+  peer_ = std::make_unique<Peer>();
+  Peer& pr = *peer_;
+  pr.part = home_part;
+  pr.half = map_.channels() / 2;
+  pr.req_out = req_out;
+  pr.req_in = req_in;
+  pr.resp_out = resp_out;
+  pr.resp_in = resp_in;
+  pr.req_q = Ring<Timed>(p_.partition_link_queue);
+  pr.resp_q = Ring<TimedResp>(p_.partition_link_queue);
+  pr.far_reads = &g_.counter("far_reads", "requests",
+                             "Near-copy misses and write-backs of lines homed in the other L2 "
+                             "partition, sent over the partition link");
+  pr.far_writes = &g_.counter("far_writes", "requests",
+                              "Stores and atomics to lines homed in the other partition, "
+                              "relayed over the partition link");
+  pr.served = &g_.counter("peer_served", "requests",
+                          "Requests from the other partition's link served by these slices");
+  pr.stalls = &g_.counter("link_stalls", "cycles",
+                          "Cycles a request or answer waited for room on the partition link");
+}
+
+bool MemoryPartition::far(Addr a) const {
+  return peer_ && map_.channel(a) / peer_->half != peer_->part;
+}
+
+bool MemoryPartition::peer_tick(uint64_t now, uint64_t* wake) {
+  Peer& pr = *peer_;
+  bool progress = false;
+  const auto soon = [&](uint64_t t) { *wake = std::min(*wake, std::max(t, now + 1)); };
+  // Answers to this partition's forwarded requests.
+  if (const MemResp* r = pr.resp_in->peek()) {
+    Slice& sl = slices_[map_.sub_partition(r->req.addr)];
+    if (r->req.peer == 1) {
+      sl.cache->fill(pr.resp_in->pop(), now);
+      progress = true;
+    } else if (sl.resp.size() < p_.response_queue) {
+      MemResp resp = pr.resp_in->pop();
+      resp.req.peer = 0;
+      sl.resp.push_back(std::move(resp));
+      progress = true;
+    }
+  }
+  if (!pr.resp_in->empty()) soon(now + 1);
+  // The other partition's requests enter their home slice's pipeline (no ROP delay: the link
+  // latency stands for it).
+  if (const MemReq* q = pr.req_in->peek()) {
+    Slice& sl = slices_[map_.sub_partition(q->addr)];
+    if (sl.rop.size() < p_.rop_queue) {
+      sl.rop.push_back(Timed{now, pr.req_in->pop()});
+      ++*pr.served;
+      progress = true;
+    }
+  }
+  if (!pr.req_in->empty()) soon(now + 1);
+  // The link towards the mirror: one request and one answer per cycle.
+  if (!pr.req_q.empty() && pr.req_q.front().ready <= now && pr.req_out->can_send()) {
+    pr.req_out->send(pr.req_q.pop_front().req, 1);
+    progress = true;
+  }
+  if (!pr.req_q.empty()) soon(pr.req_q.front().ready);
+  if (!pr.resp_q.empty() && pr.resp_q.front().ready <= now && pr.resp_out->can_send()) {
+    pr.resp_out->send(pr.resp_q.pop_front().resp, 1);
+    progress = true;
+  }
+  if (!pr.resp_q.empty()) soon(pr.resp_q.front().ready);
+  return progress;
 }
 
 void MemoryPartition::start_atomic(uint32_t s, MemReq req, bool hit, uint64_t now) {
@@ -216,6 +308,8 @@ bool MemoryPartition::tick() {
   uint64_t wake = kNever;
   const auto soon = [&](uint64_t t) { wake = std::min(wake, std::max(t, now + 1)); };
 
+  if (peer_) progress |= peer_tick(now, &wake);
+
   // Answers from the channel.
   if (dram_in_->peek()) {
     MemResp resp = dram_in_->pop();
@@ -248,8 +342,21 @@ bool MemoryPartition::tick() {
   for (uint32_t s = 0; s < slices_.size(); ++s) {
     Slice& sl = slices_[s];
     Cache& c = *sl.cache;
-    // 1. Interconnect -> ROP pipeline.
-    if (sl.in->peek() && sl.rop.size() < p_.rop_queue) {
+    // 1. Interconnect -> ROP pipeline (two partitions: stores and atomics to lines homed in
+    // the other partition go straight onto the link).
+    if (peer_ && sl.in->peek() && far(sl.in->peek()->addr) &&
+        (sl.in->peek()->kind == AccessKind::store || sl.in->peek()->kind == AccessKind::atomic)) {
+      if (peer_->req_q.size() < p_.partition_link_queue) {
+        MemReq r = sl.in->pop();
+        r.peer = 2;
+        peer_->req_q.push_back(Timed{now + p_.partition_link_latency.v, std::move(r)});
+        ++requests_;
+        ++*peer_->far_writes;
+        progress = true;
+      } else {
+        ++*peer_->stalls;
+      }
+    } else if (sl.in->peek() && sl.rop.size() < p_.rop_queue) {
       sl.rop.push_back(Timed{now + p_.rop_latency.v, sl.in->pop()});
       ++requests_;
       progress = true;
@@ -281,19 +388,41 @@ bool MemoryPartition::tick() {
       }
     }
     if (c.next_ready() != kNever) soon(c.next_ready());
-    // 4. Response queue -> interconnect.
-    if (!sl.resp.empty() && sl.out->can_send()) {
+    // 4. Response queue -> interconnect (answers to the other partition: onto the link).
+    if (peer_ && !sl.resp.empty() && sl.resp.front().req.peer != 0) {
+      if (peer_->resp_q.size() < p_.partition_link_queue) {
+        peer_->resp_q.push_back(TimedResp{now + p_.partition_link_latency.v, sl.resp.pop_front()});
+        progress = true;
+      } else {
+        ++*peer_->stalls;
+      }
+    } else if (!sl.resp.empty() && sl.out->can_send()) {
       sl.out->send(make_response_packet(sl.resp.pop_front(), icnt_), 1);
       progress = true;
     }
     if (!sl.resp.empty()) soon(now + 1);
   }
 
-  // Slice miss queues -> DRAM pipeline (round robin, one per cycle).
-  if (dram_q_.size() < p_.dram_queue) {
+  // Slice miss queues -> DRAM pipeline (round robin, one per cycle; two partitions: misses of
+  // lines homed in the other partition go onto the link instead).
+  if (dram_q_.size() < p_.dram_queue || peer_) {
     for (uint32_t k = 0; k < slices_.size(); ++k) {
       const uint32_t s = (rr_ + k) % uint32_t(slices_.size());
       if (!slices_[s].cache->has_miss()) continue;
+      if (peer_ && far(slices_[s].cache->peek_miss().addr)) {
+        if (peer_->req_q.size() >= p_.partition_link_queue) {
+          ++*peer_->stalls;
+          continue;
+        }
+        MemReq r = slices_[s].cache->pop_miss();
+        r.peer = 1;
+        peer_->req_q.push_back(Timed{now + p_.partition_link_latency.v, std::move(r)});
+        ++*peer_->far_reads;
+        rr_ = s + 1;
+        progress = true;
+        break;
+      }
+      if (dram_q_.size() >= p_.dram_queue) continue;
       dram_q_.push_back(Timed{now + p_.dram_latency.v, slices_[s].cache->pop_miss()});
       rr_ = s + 1;
       ++dram_requests_;
@@ -310,6 +439,10 @@ bool MemoryPartition::tick() {
   }
   if (!dram_q_.empty()) soon(dram_q_.front().ready);
   for (const Atomic& a : atomics_) soon(a.done);  // including the ones started this cycle
+  if (peer_) {                                    // link entries queued this cycle
+    if (!peer_->req_q.empty()) soon(peer_->req_q.front().ready);
+    if (!peer_->resp_q.empty()) soon(peer_->resp_q.front().ready);
+  }
 
   if (wake <= now + 1) return progress;
   sleep();
@@ -319,6 +452,9 @@ bool MemoryPartition::tick() {
 
 bool MemoryPartition::idle() const {
   if (!dram_q_.empty() || !atomics_.empty() || !dram_in_->empty()) return false;
+  if (peer_ && (!peer_->req_q.empty() || !peer_->resp_q.empty() || !peer_->req_in->empty() ||
+                !peer_->resp_in->empty()))
+    return false;
   for (const Slice& sl : slices_)
     if (!sl.rop.empty() || !sl.resp.empty() || !sl.cache->idle() || !sl.in->empty()) return false;
   return true;

@@ -31,6 +31,23 @@
 //
 // Write-backs (MemReq::writeback) are performed and never answered. The partition sleeps when
 // idle and wakes itself at its next internal event.
+//
+// Two L2 partitions (mem.l2.partitions = 2; A100 whitepaper: "each L2 partition localizes and
+// caches data for memory accesses from SMs in the GPCs directly connected to the partition").
+// Channels [0, C/2) form partition 0, [C/2, C) partition 1; SMs [0, N/2) use partition 0, the
+// rest partition 1. A line's home is the slice the address map names. An SM's request for a
+// line homed in the other partition goes to the mirror slice in its own partition (same
+// sub-partition, channel +- C/2: MemorySystem::send), its near copy:
+//   - reads (loads, constant/texture/instruction fetches) look the near slice up as usual; a
+//     miss (and a write-back) goes over the partition link to the home slice instead of the
+//     DRAM pipeline (MemReq::peer = 1); the home slice's answer fills the near slice;
+//   - stores and atomics (the home slice is the point of coherence) are relayed over the link
+//     to the home slice untouched (MemReq::peer = 2), whose answer the near slice passes on.
+// The link, one per mirror pair and direction, delays each request or answer
+// partition_link_latency L2 cycles (it stands for the crossing and the home slice's pipeline,
+// so requests from the link skip rop_latency at the home slice), carries one per cycle and
+// holds partition_link_queue entries. Not modelled: invalidation of near copies when the other
+// partition writes the line (timing only: values come from the functional model).
 #pragma once
 
 #include <cstdint>
@@ -65,6 +82,10 @@ struct L2Params {
   uint32_t dram_return_queue = 64;
   uint32_t response_queue = 64;
   bool memcpy_fills = true;
+  // Two L2 partitions (A100/H100): see MemoryPartition. 1 = one L2 (every slice equally near).
+  uint32_t partitions = 1;
+  Cycle partition_link_latency{0};
+  uint32_t partition_link_queue = 64;
 
   void describe(config::Describer& d);
 };
@@ -82,6 +103,11 @@ class MemoryPartition : public sim::Component {
   void connect(std::vector<sim::Port<MemReq>*> icnt_in,
                std::vector<sim::Port<RespPacket>*> icnt_out, sim::Port<MemReq>* dram_out,
                sim::Port<MemResp>* dram_in);
+  /// Two partitions: the link to and from the mirror partition (req_out / resp_out: this
+  /// partition's forwarded requests and answers, receiver the mirror; req_in / resp_in: the
+  /// mirror's, receiver this). `home_part` is the partition this one belongs to.
+  void connect_peer(uint32_t home_part, sim::Port<MemReq>* req_out, sim::Port<MemReq>* req_in,
+                    sim::Port<MemResp>* resp_out, sim::Port<MemResp>* resp_in);
   bool tick() override;
   bool idle() const;
   Cache& slice(uint32_t s) { return *slices_[s].cache; }
@@ -112,6 +138,27 @@ class MemoryPartition : public sim::Component {
   };
 
   void start_atomic(uint32_t s, MemReq req, bool hit, uint64_t now);
+  bool far(Addr a) const;                        // homed in the other partition
+  bool peer_tick(uint64_t now, uint64_t* wake);  // the link's share of tick()
+  struct TimedResp {
+    uint64_t ready = 0;
+    MemResp resp;
+  };
+  struct Peer {
+    uint32_t part = 0;  // this partition's L2 partition
+    uint32_t half = 1;  // channels per partition
+    sim::Port<MemReq>* req_out = nullptr;
+    sim::Port<MemReq>* req_in = nullptr;
+    sim::Port<MemResp>* resp_out = nullptr;
+    sim::Port<MemResp>* resp_in = nullptr;
+    Ring<Timed> req_q;       // requests on the link towards the mirror
+    Ring<TimedResp> resp_q;  // answers on the link towards the mirror
+    stats::Counter* far_reads = nullptr;
+    stats::Counter* far_writes = nullptr;
+    stats::Counter* served = nullptr;
+    stats::Counter* stalls = nullptr;
+  };
+  std::unique_ptr<Peer> peer_;  // null with one partition
 
   uint32_t id_;
   L2Params p_;

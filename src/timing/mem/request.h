@@ -64,6 +64,12 @@ struct MemReq {
                            // back into that cache's fill()
   bool writeback = false;  // dirty data evicted or flushed by a cache: performed below and
                            // never answered
+  // Two L2 partitions (mem.l2.partitions = 2): how the request crosses the partition link.
+  // 0 = not on the link; 1 = a near-partition slice's miss (or write-back) for a line homed in
+  // the other partition: the home slice serves it and its answer goes back into the near
+  // slice's fill(); 2 = a store/atomic relayed unchanged to the home slice, whose answer the
+  // near slice passes on to the SM.
+  uint8_t peer = 0;
   // Atomics only (what the L2 atomic unit needs to time the transaction): the lane operations
   // it carries, the distinct addresses they update and the most operations to one address
   // (same-address lanes are serialised by the atomic unit). One operation by default.

@@ -556,5 +556,223 @@ TEST(MemorySystem, InconsistentParamsAreUserErrors) {
   EXPECT_THROW(MemorySystem(p, sim, MemoryDomains{d, d, d}, 1, root), UserError);
 }
 
+// Sends scripted requests (each at a core cycle, or as soon as the port takes it) and records
+// the core cycle each answer arrived.
+class Probe : public sim::Component {
+ public:
+  Probe(uint32_t id, MemorySystem& ms)
+      : sim::Component("probe" + std::to_string(id)), id_(id), ms_(ms) {}
+  void add(uint64_t at, MemReq r) { todo_.push_back({at, std::move(r)}); }
+  bool tick() override {  // never sleeps; progress only when something moved (watchdog)
+    bool progress = false;
+    while (ms_.peek(id_)) {
+      const MemResp r = ms_.pop(id_);
+      ++answers_[r.req.id];
+      arrived_[r.req.id] = cycle();
+      progress = true;
+    }
+    if (next_ < todo_.size() && todo_[next_].first <= cycle() && ms_.can_send(id_)) {
+      sent_[todo_[next_].second.id] = cycle();
+      ms_.send(id_, todo_[next_].second);
+      ++next_;
+      progress = true;
+    }
+    return progress;
+  }
+  bool done() const {
+    size_t want = 0;
+    for (const auto& [at, r] : todo_) want += r.writeback ? 0 : 1;
+    return next_ == todo_.size() && arrived_.size() == want;
+  }
+  uint64_t latency(uint64_t id) const { return arrived_.at(id) - sent_.at(id); }
+  std::map<uint64_t, uint32_t> answers_;
+
+ private:
+  uint32_t id_;
+  MemorySystem& ms_;
+  std::vector<std::pair<uint64_t, MemReq>> todo_;
+  size_t next_ = 0;
+  std::map<uint64_t, uint64_t> sent_, arrived_;
+};
+
+MemReq load_of(uint64_t id, Addr a) {
+  MemReq r;
+  r.id = id;
+  r.addr = a;
+  r.bytes = 32;
+  r.fill = true;  // an L1 line fetch, as SMs send them
+  return r;
+}
+
+struct TwoPartitionRun {
+  std::map<uint64_t, uint64_t> latency;
+  stats::Snapshot snap;
+};
+
+// Two SMs (SM 0 in partition 0, SM 1 in partition 1) and the scripted requests of each.
+TwoPartitionRun run_two_partitions(
+    const MemoryParams& p, const std::vector<std::tuple<uint32_t, uint64_t, MemReq>>& script) {
+  sim::Simulation sim;
+  sim::ClockDomain& core = sim.add_domain("core", 1000.0);
+  sim::ClockDomain& icnt = sim.add_domain("icnt", 1000.0);
+  sim::ClockDomain& l2 = sim.add_domain("l2", 1000.0);
+  sim::ClockDomain& dram = sim.add_domain("dram", 1000.0);
+  stats::Group root("gpu");
+  MemorySystem ms(p, sim, MemoryDomains{icnt, l2, dram}, 2, root);
+  Probe a(0, ms), b(1, ms);
+  sim.add(a, core);
+  sim.add(b, core);
+  ms.attach_sm(0, a);
+  ms.attach_sm(1, b);
+  for (const auto& [sm, at, r] : script) (sm ? b : a).add(at, r);
+  try {
+    sim.run([&] { return a.done() && b.done() && ms.idle(); }, 100000);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+    for (const auto& [sm, at, r] : script)
+      if (!(sm ? b : a).answers_.count(r.id)) ADD_FAILURE() << "request " << r.id << " unanswered";
+  }
+  TwoPartitionRun out;
+  for (const auto& [sm, at, r] : script) {
+    if (r.writeback) continue;
+    EXPECT_EQ((sm ? b : a).answers_.at(r.id), 1u) << "request " << r.id;
+    out.latency[r.id] = (sm ? b : a).latency(r.id);
+  }
+  ms.update_stats();
+  out.snap = stats::snapshot(root);
+  return out;
+}
+
+// A100/H100-style L2 partitions: SM 0 reads lines homed in its own partition (N) and in the
+// other (F). Exact relations:
+//   - a near hit costs the same whether the line is homed here or is a near copy of a far line;
+//   - a far hit (near copy missing, home slice holding the line) costs the near hit plus two
+//     link crossings, so changing the link latency by d changes it by exactly 2d;
+//   - stores to far lines are relayed to the home slice (one link round trip more than a
+//     near store), and the counters say what crossed.
+TEST(MemorySystem, TwoL2PartitionsKeepNearCopiesOfFarLines) {
+  MemoryParams p;
+  p.map.channels = 4;
+  p.l2.partitions = 2;
+  const AddressMap map(p.map);
+  Addr near_line = 0, far_a = 0, far_b = 0;
+  for (Addr a = 0x100000; !far_b; a += 128) {
+    const bool home0 = map.channel(a) < 2;
+    if (home0 && !near_line)
+      near_line = a;
+    else if (!home0 && !far_a)
+      far_a = a;
+    else if (!home0 && far_a && a != far_a)
+      far_b = a;
+  }
+  auto run = [&](uint64_t link) {
+    MemoryParams q = p;
+    q.l2.partition_link_latency = Cycle(link);
+    MemReq st;
+    st.id = 8;
+    st.addr = far_b + 64;
+    st.kind = AccessKind::store;
+    MemReq st_near = st;
+    st_near.id = 9;
+    st_near.addr = near_line + 64;
+    return run_two_partitions(
+        q, {{0, 0, load_of(1, near_line)},     // cold
+            {0, 3000, load_of(2, near_line)},  // near hit (line homed here)
+            {0, 6000, load_of(3, far_a)},      // cold: near miss, home miss, DRAM
+            {0, 9000, load_of(4, far_a)},      // near hit (near copy)
+            {1, 12000, load_of(5, far_b)},     // SM 1 brings far_b into its (home) slice
+            {0, 15000, load_of(6, far_b)},     // far hit: near miss, home hit
+            {1, 18000, load_of(7, far_a)},     // SM 1: home hit on its near line
+            {0, 21000, st},                    // store to a far line: relayed
+            {0, 24000, st_near}});             // store to a near line
+  };
+  const TwoPartitionRun r10 = run(10), r30 = run(30);
+  const uint64_t hit = r10.latency.at(2);
+  EXPECT_EQ(r10.latency.at(4), hit);
+  EXPECT_EQ(r10.latency.at(7), hit);
+  EXPECT_EQ(r30.latency.at(2), hit);
+  EXPECT_EQ(r30.latency.at(6) - r10.latency.at(6), 2u * 20u);
+  // Plus 2 fixed cycles: the home slice's 1-cycle lookup and the near slice's fill.
+  EXPECT_EQ(r10.latency.at(6) - hit, 2u * 10u + 2u);
+  EXPECT_EQ(r30.latency.at(3) - r10.latency.at(3), 2u * 20u);
+  EXPECT_EQ(r30.latency.at(8) - r10.latency.at(8), 2u * 20u);
+  EXPECT_EQ(r10.latency.at(9), r30.latency.at(9));
+  const auto sum = [&](const char* suffix) { return total(r10.snap, suffix); };
+  EXPECT_EQ(sum(".far_reads"), 2u);   // the misses of loads 3 and 6
+  EXPECT_EQ(sum(".far_writes"), 1u);  // store 8
+  EXPECT_EQ(sum(".peer_served"), 3u);
+  // One partition (the default): no link, no counters.
+  const TwoPartitionRun one = run_two_partitions(MemoryParams{}, {{0, 0, load_of(1, far_a)}});
+  EXPECT_EQ(total(one.snap, ".far_reads"), 0u);
+  for (const auto& [path, v] : one.snap.values)
+    EXPECT_EQ(path.find("far_reads"), std::string::npos);
+}
+
+// Random loads, stores and atomics from four SMs over two partitions: every request is
+// answered exactly once and the system drains.
+TEST(MemorySystem, TwoL2PartitionsAnswerEveryRequestOnce) {
+  MemoryParams p;
+  p.map.channels = 4;
+  p.l2.partitions = 2;
+  p.l2.partition_link_latency = Cycle(7);
+  p.l2.partition_link_queue = 4;  // back-pressure on the link
+  p.l2.slice.size = 4096;         // evictions of near copies
+  p.l2.slice.assoc = 4;
+  sim::Simulation sim;
+  sim::ClockDomain& core = sim.add_domain("core", 1000.0);
+  sim::ClockDomain& d = sim.add_domain("mem", 1000.0);
+  stats::Group root("gpu");
+  MemorySystem ms(p, sim, MemoryDomains{d, d, d}, 4, root);
+  std::vector<std::unique_ptr<Probe>> probes;
+  std::mt19937_64 rng(11);
+  for (uint32_t i = 0; i < 4; ++i) {
+    probes.push_back(std::make_unique<Probe>(i, ms));
+    sim.add(*probes.back(), core);
+    ms.attach_sm(i, *probes.back());
+    for (uint64_t k = 0; k < 400; ++k) {
+      MemReq r = load_of((uint64_t(i) << 32) | k, 0x200000 + (rng() % 512) * 32);
+      const uint64_t kind = rng() % 10;
+      if (kind >= 7) {
+        r.fill = false;
+        r.kind = kind == 9 ? AccessKind::atomic : AccessKind::store;
+      }
+      probes.back()->add(k * 3, r);
+    }
+  }
+  sim.run(
+      [&] {
+        for (const auto& pr : probes)
+          if (!pr->done()) return false;
+        return ms.idle();
+      },
+      20000);
+  for (const auto& pr : probes) {
+    EXPECT_TRUE(pr->done());
+    EXPECT_EQ(pr->answers_.size(), 400u);
+    for (const auto& [id, n] : pr->answers_) EXPECT_EQ(n, 1u) << id;
+  }
+  ms.update_stats();
+  const stats::Snapshot snap = stats::snapshot(root);
+  EXPECT_GT(total(snap, ".far_reads"), 0u);
+  EXPECT_GT(total(snap, ".far_writes"), 0u);
+  EXPECT_GT(total(snap, ".link_stalls"), 0u);
+}
+
+TEST(MemorySystem, TwoL2PartitionsNeedEvenChannelsAndNoChecker) {
+  sim::Simulation sim;
+  auto& d = sim.add_domain("x", 700.0);
+  stats::Group root("gpu");
+  MemoryParams p;
+  p.l2.partitions = 2;
+  p.map.channels = 3;
+  p.map.hash = "none";
+  EXPECT_THROW(MemorySystem(p, sim, MemoryDomains{d, d, d}, 2, root), UserError);
+  p.map.channels = 4;
+  EXPECT_THROW(MemorySystem(p, sim, MemoryDomains{d, d, d}, 1, root), UserError);
+  EXPECT_THROW(
+      MemorySystem(p, sim, MemoryDomains{d, d, d}, 2, root, MemoryOptions{.keep_data = true}),
+      UserError);
+}
+
 }  // namespace
 }  // namespace simtlab::timing
