@@ -32,6 +32,7 @@ JIA18 = "Jia et al. 2018, arXiv 1804.06826"
 JIA19 = "Jia et al. 2019, arXiv 1903.07486"
 ABD22 = "Abdelkhalik et al. 2022, arXiv 2208.11174"
 SJF = "sjfeng1999/gpu-arch-microbenchmark README (RTX 2070, TU104)"
+GB = "te42kyfo/gpu-benches gpu-latency/h100_pcie.txt (H100 PCIe)"
 
 PUBLISHED = {
     # Volta V100 (Jia 2018, Ch. 3 memory hierarchy: pointer-chase latencies in cycles). The
@@ -67,9 +68,14 @@ PUBLISHED = {
         "pchase.dram": (290, ABD22 + " Table IV (ld.global.cv, array > L2)"),
         "smem.latency": (23, ABD22 + " Table IV (ld.shared.u64)"),
     },
-    # Hopper H100: no value of Luo et al. 2024 (arXiv 2402.13499) or Chips and Cheese could be
-    # read in this session; all blank.
-    "hopper": {},
+    # Hopper H100: te42kyfo/gpu-benches (Dominik Ernst, NHR@FAU) gpu-latency/h100_pcie.txt, a
+    # one-warp pointer chase over footprints of 1 kB-1.5 GB on an H100 PCIe at 1755 MHz: L1
+    # plateau 34.2 cycles, near-partition L2 plateau 265, far-partition plateau ~475, DRAM ~650
+    # (HBM2e of the PCIe part; the preset is the SXM5 with HBM3, so no DRAM verdict).
+    "hopper": {
+        "pchase.l1": (34, GB + " (L1 plateau 34.2)"),
+        "pchase.l2": (265, GB + " (near-partition L2 plateau, 0.4-20 MB)"),
+    },
 }
 
 
