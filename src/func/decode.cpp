@@ -312,6 +312,8 @@ class Decoder {
         d.async_commit = is_async_commit(in);
         d.async_wait = int8_t(std::clamp(async_wait_groups(in), -1, 127));
       }
+      if (in.op == Op::mbarrier && h)
+        for (const std::string& m : in.extra) d.mbar_try_wait |= m == ".try_wait";
       // Livelock detection counts every instruction that may change memory others can see.
       d.writes_mem = (in.info().flags & ptx::OPF_STORE) != 0 || in.op == Op::wmma ||
                      in.op == Op::mbarrier || in.op == Op::call;

@@ -194,6 +194,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
     }
     return Stall::barrier;  // cp.async.wait_group: a synchronization wait (sm.cpp)
   }
+  if (d.mbar_try_wait && mbar_blocks(w, d, now)) [[unlikely]]
+    return Stall::barrier;  // mbarrier.try_wait on an incomplete phase (sm.cpp)
   if constexpr (kExt) {
     if (kc.arch) {
       ap = &kc.arch->pc[pc];
@@ -292,7 +294,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   // Execute functionally (execute-at-issue).
   kc.cx.cycle = now;
   kc.cx.cta = w.cta->cta.get();
-  kc.cx.d2ma = d2ma_;  // D2MA intrinsic calls go to this SM's engine (null when off)
+  kc.cx.d2ma = d2ma_;        // D2MA intrinsic calls go to this SM's engine (null when off)
+  kc.cx.bulk = &bulk_hook_;  // bulk / tensor copies: memory transfers (sm.cpp, tma.h)
   func::step(kc.cx, fw, &rec_);
   if constexpr (kExt) {
     for (auto& q : policies_) q->on_issue(w, d);

@@ -59,6 +59,9 @@ struct WarpSlot {
   std::deque<uint32_t> async_groups;
   bool async_waiting = false;
   uint64_t async_wait_since = 0;
+  // Held at an mbarrier.try_wait whose phase is incomplete (sm.cpp, Sm::mbar_blocks), since.
+  bool mb_waiting = false;
+  uint64_t mb_wait_since = 0;
   // wgmma: when the warp's tensor core is free, the completion cycle of the open group, and
   // per committed group (oldest first) its completion cycle.
   uint64_t wg_busy_until = 0, wg_open_done = 0;
