@@ -699,7 +699,7 @@ bool Sm::BulkHook::bulk_copy(const func::Warp& w, unsigned, bool to_shared, bool
 bool Sm::mbar_blocks(WarpSlot& w, const func::DInst& d, uint64_t now) {
   // A potentially blocking wait: held while the phase is incomplete, at most
   // sm.mbarrier_try_wait_limit cycles (then it issues and returns false).
-  const bool blocks = d.guard < 0 &&
+  const bool blocks = d.guard < 0 && p_.mbarrier_try_wait_limit &&
                       (!w.mb_waiting || now - w.mb_wait_since < p_.mbarrier_try_wait_limit) &&
                       func::mbarrier_wait_blocks(*w.cta->cta, *w.fw, d, w.fw->active());
   if (blocks) {

@@ -175,4 +175,104 @@ TEST(SmAsync, NoAsyncGroupWithoutCpAsync) {
   EXPECT_FALSE(r.r->stats["sm[0]"].contains("async"));
 }
 
+// cp.async.bulk in the timing model (tma.h): with a fixed memory latency the 256-byte copy is
+// two 128-byte-block requests sent in the two cycles after the copy issues; the mbarrier's
+// complete_tx happens when the second response arrives, so a test_wait right after the copy
+// sees the phase incomplete, and the try_wait loop's first try_wait is held (one issue, no
+// spinning) until exactly then.
+namespace {
+struct BulkRun {
+  std::vector<uint64_t> issue;
+  std::vector<uint32_t> pcs;
+  std::vector<uint32_t> out;
+  std::unique_ptr<TimingRunner> r;
+};
+BulkRun run_bulk(uint32_t limit) {
+  const std::string ptx = R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 128 .b8 buf[256];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.param.u64 %rd3, [in];
+  cvta.to.global.u64 %rd4, %rd3;
+  mov.u32 %r1, bar;
+  mov.u32 %r2, buf;
+  mbarrier.init.shared::cta.b64 [%r1], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 256;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd4], 256, [%r1];
+  mbarrier.test_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+  selp.u32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd2], %r3;
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r1], 0;
+  @!%p2 bra LOOP;
+  ld.shared.u32 %r4, [%r2+252];
+  st.global.u32 [%rd2+4], %r4;
+  ret;
+}
+)";
+  BulkRun out;
+  out.r = std::make_unique<TimingRunner>(timing_params(
+      {"gpu.num_sms=1", "sm.l1i_perfect=true",
+       fmt::format("sim.fixed_memory_latency={}", kMemLatency), "sim.memory_model=fixed",
+       "gpu.cc_major=9", "gpu.cc_minor=0", fmt::format("sm.mbarrier_try_wait_limit={}", limit)}));
+  std::vector<std::pair<uint64_t, uint32_t>> log;
+  out.r->gpu().sm(0).set_issue_log(&log);
+  out.r->load(ptx);
+  Addr o = out.r->upload(std::vector<uint32_t>(2, 99));
+  std::vector<uint32_t> src(64);
+  for (uint32_t i = 0; i < 64; ++i) src[i] = 1000 + i;
+  Addr in = out.r->upload(src);
+  out.r->launch("k", {1, 1, 1}, {1, 1, 1}, o, in);  // one thread
+  for (auto& [c, pc] : log) {
+    out.issue.push_back(c);
+    out.pcs.push_back(pc);
+  }
+  out.out = out.r->download<uint32_t>(o, 2);
+  return out;
+}
+}  // namespace
+
+TEST(SmAsync, BulkCopyCompletesTheMbarrierWhenTheLastByteArrives) {
+  BulkRun r = run_bulk(2048);
+  const size_t cp = 8, tw = 12;
+  ASSERT_EQ(r.issue.size(), 17u);  // 6 setup, init, arrive, cp, test_wait, selp, st, try_wait,
+                                   // bra, ld.shared, st, ret: the try_wait issued once
+  EXPECT_EQ(r.out[0], 0u);         // test_wait right after the copy: phase incomplete
+  EXPECT_EQ(r.out[1], 1063u);      // the copied data
+  EXPECT_EQ(r.issue[tw], r.issue[cp] + 2 + kMemLatency);
+  const auto& a = r.r->stats["sm[0]"]["async"];
+  EXPECT_EQ(a["bulk_insts"]["value"].get<uint64_t>(), 1u);
+  EXPECT_EQ(a["tma_insts"]["value"].get<uint64_t>(), 0u);
+  EXPECT_EQ(a["bulk_bytes"]["value"].get<uint64_t>(), 256u);
+  EXPECT_EQ(a["bulk_requests"]["value"].get<uint64_t>(), 2u);
+  EXPECT_EQ(a["bulk_load_cycles"]["value"].get<uint64_t>(), 2 + kMemLatency);
+  EXPECT_EQ(a["mbarrier_wait_insts"]["value"].get<uint64_t>(), 1u);
+  EXPECT_EQ(a["mbarrier_wait_cycles"]["value"].get<uint64_t>(), r.issue[tw] - r.issue[tw - 1] - 1);
+}
+
+TEST(SmAsync, TryWaitReturnsFalseAfterTheLimit) {
+  // sm.mbarrier_try_wait_limit=0: try_wait never holds the warp; it spins, returning false,
+  // until the same completion cycle. With 40 the warp is held 40 cycles per try_wait.
+  BulkRun spin = run_bulk(0), held = run_bulk(2048), lim = run_bulk(40);
+  EXPECT_EQ(spin.out[1], 1063u);
+  EXPECT_GT(spin.issue.size(), held.issue.size() + 2);  // extra try_wait / bra pairs
+  EXPECT_FALSE(spin.r->stats["sm[0]"]["async"].contains("mbarrier_wait_insts"));
+  // Held 40 cycles from the cycle after the st (index 11), then issued (false); the bra and
+  // the refetch after it take the warp past the completion (cycle issue[8] + 2 + latency), so
+  // the second try_wait (index 14) is not held and succeeds.
+  ASSERT_EQ(lim.issue.size(), held.issue.size() + 2);
+  EXPECT_EQ(lim.issue[12], lim.issue[11] + 1 + 40);
+  EXPECT_GE(lim.issue[14], lim.issue[8] + 2 + kMemLatency);
+  const auto& a = lim.r->stats["sm[0]"]["async"];
+  EXPECT_EQ(a["mbarrier_wait_insts"]["value"].get<uint64_t>(), 1u);
+  EXPECT_EQ(a["mbarrier_wait_cycles"]["value"].get<uint64_t>(), 40u);
+}
+
 }  // namespace simtlab::testing
