@@ -18,7 +18,19 @@
 //       .mbarrier::complete_tx::bytes (the CTA's own shared memory) and shared::cta->global with
 //       .bulk_group; size a multiple of 16. Copied at issue; the first form then performs
 //       complete_tx(size) on its mbarrier. bulk commit_group / wait_group: nothing to do.
-//       Not implemented: .tensor (TMA), .prefetch, .multicast::cluster, shared::cluster peers.
+//   cp.async.bulk.tensor.{1..5}d (TMA, 9.7.9.25.5): .shared::cluster.global.mbarrier::
+//       complete_tx::bytes{.tile} [dst], [tensorMap, {coords}], [mbar] and
+//       .global.shared::cta.bulk_group{.tile} [tensorMap, {coords}], [src]. The tensor map is a
+//       CUtensorMap in simtlab's encoding (func/tensor_map.h: box traversal, OOB zero fill on
+//       loads / no write on stores, 32/64/128B swizzle of 16-byte chunks by address bits 7..)
+//       at a generic address in the kernel parameter window or global memory. Loads complete_tx
+//       the whole box's bytes (out-of-bounds elements included).
+//   With a timing hook (ExecContext::bulk, the SM's TmaUnit) the data still moves at issue but
+//       the hook takes over the complete_tx of global->shared copies and applies it when the
+//       last byte arrives (mbarrier_complete_tx); functional mode completes at issue.
+//   cp.async.bulk.prefetch{.tensor}: an L2 hint, nothing to do.
+//       Not implemented: .multicast::cluster, .im2col / gather4 / scatter4 modes,
+//       shared::cluster peers, interleaved tensor maps.
 //
 // mbarrier object layout (the 64-bit object is opaque in PTX; simtlab's own encoding):
 //   bits  0..19  pending arrivals of the current phase
@@ -29,7 +41,9 @@
 // flips, pending = expected, tx-count = 0. arrive returns the object as it was before the
 // arrival (a "state"): test_wait with a state is true once the parity differs from the
 // state's; test_wait.parity p is true once the current parity differs from p (the phase with
-// parity p has completed). try_wait is test_wait (it may return false at once; programs retry).
+// parity p has completed). try_wait is test_wait here (it may return false at once; programs
+// retry); the timing model holds a warp at try_wait while the phase is incomplete, at most
+// sm.mbarrier_try_wait_limit cycles (mbarrier_wait_blocks, DInst::mbar_try_wait).
 #include <bit>
 #include <cstring>
 #include <string_view>
