@@ -9,7 +9,9 @@
 //   cp.async.commit_group / wait_group N / wait_all: functionally nothing to do.
 //   cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar]: the copies are already complete,
 //       so the arrive-on happens now (.noinc: the pending count drops by one; without .noinc it
-//       is first raised by one, a net change of zero).
+//       is first raised by one, a net change of zero). With a timing hook whose warp still has
+//       copies in flight the raise happens now and the arrive-on when they complete
+//       (BulkCopyHook::cp_async_arrive, mbarrier_arrive_deferred).
 //   mbarrier.init / inval / arrive{.expect_tx}{.noComplete} / arrive_drop / expect_tx /
 //       complete_tx / test_wait{.parity} / try_wait{.parity} / pending_count on
 //       .shared{::cta} (9.7.13.15). Each executing thread performs its operation in lane order.
@@ -286,6 +288,16 @@ void h_mbarrier(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
         if (OP == MbOp::complete_tx) complete_if_done(m);
       } else if constexpr (OP == MbOp::arrive || OP == MbOp::arrive_drop) {
         if (D) D[l] = raw;
+        if (md.cp_async && cx.bulk && cx.bulk->cp_async_arrive(w, l, off)) {
+          // Timing: the arrive-on happens when the warp's cp.async copies complete
+          // (mbarrier_arrive_deferred); without .noinc the pending count is raised now.
+          if (!md.noinc) {
+            ++m.pending;
+            raw = pack(m);
+            std::memcpy(p, &raw, 8);
+          }
+          return;
+        }
         if (md.cp_async && !md.noinc) return;  // net change zero (copies already complete)
         uint32_t count = 1;
         unsigned next = a + 1;
@@ -573,6 +585,21 @@ bool mbarrier_complete_tx(GlobalMemory& gmem, Cta& cta, uint64_t off, uint32_t b
   raw = pack(m);
   std::memcpy(p, &raw, 8);
   ++gmem.write_epoch;  // a waiting warp's state changes (the livelock detector's epoch)
+  return true;
+}
+
+bool mbarrier_arrive_deferred(GlobalMemory& gmem, Cta& cta, uint64_t off) {
+  if (off % 8 || off + 8 > cta.shared.size()) return false;
+  uint8_t* p = cta.shared.data() + off;
+  uint64_t raw;
+  std::memcpy(&raw, p, 8);
+  Mbar m = unpack(raw);
+  if (m.pending == 0) return false;  // (an invalidated or reinitialized barrier)
+  --m.pending;
+  complete_if_done(m);
+  raw = pack(m);
+  std::memcpy(p, &raw, 8);
+  ++gmem.write_epoch;
   return true;
 }
 

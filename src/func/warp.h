@@ -177,6 +177,10 @@ class BulkCopyHook {
   virtual bool bulk_copy(const Warp& w, unsigned lane, bool to_shared, bool tensor,
                          const std::vector<std::pair<uint64_t, uint32_t>>& runs, uint64_t mbar,
                          uint32_t tx_bytes) = 0;
+  /// cp.async.mbarrier.arrive by lane `lane` of `w` on the mbarrier at shared offset `mbar`:
+  /// true when the timing model performs the arrive-on itself once the warp's cp.async copies
+  /// in flight complete (mbarrier_arrive_deferred); false = arrive now (none in flight).
+  virtual bool cp_async_arrive(const Warp& w, unsigned lane, uint64_t mbar) = 0;
 };
 
 /// Everything a handler may touch besides the warp.

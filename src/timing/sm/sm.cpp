@@ -343,6 +343,7 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.async_groups.clear();
     w.async_waiting = false;
     w.mb_waiting = false;
+    w.cp_arrives.clear();
     w.wg_busy_until = w.wg_open_done = 0;
     w.wg_groups.clear();
     w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
@@ -664,6 +665,11 @@ void Sm::async_complete(const InFlight& f) {
     ++w.async_base;
   }
   if (async_ && async_->in_flight) --async_->in_flight;
+  if (!w.cp_arrives.empty() && w.async_open == 0 && w.async_groups.empty()) [[unlikely]] {
+    for (uint64_t off : w.cp_arrives)
+      func::mbarrier_arrive_deferred(*const_cast<func::GlobalMemory*>(gmem_), *w.cta->cta, off);
+    w.cp_arrives.clear();
+  }
 }
 
 // ---- bulk / tensor copies and mbarrier waits (tma.h) -------------------------------------------
@@ -694,6 +700,18 @@ bool Sm::BulkHook::bulk_copy(const func::Warp& w, unsigned, bool to_shared, bool
   }
   s.tma_->add(w.cta, to_shared, tensor, runs, mbar, tx_bytes, s.cycle_now_);
   return true;
+}
+
+bool Sm::BulkHook::cp_async_arrive(const func::Warp& fw, unsigned, uint64_t mbar) {
+  // Approximation: per warp, not per thread, and after every copy of the warp in flight (also
+  // ones issued later, before those complete).
+  for (WarpSlot& w : sm->warps_) {
+    if (!w.active || w.fw != &fw) continue;
+    if (w.async_open == 0 && w.async_groups.empty()) return false;
+    w.cp_arrives.push_back(mbar);
+    return true;
+  }
+  return false;
 }
 
 bool Sm::mbar_blocks(WarpSlot& w, const func::DInst& d, uint64_t now) {

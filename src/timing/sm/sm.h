@@ -278,6 +278,7 @@ class Sm : public sim::Component {
     bool bulk_copy(const func::Warp& w, unsigned lane, bool to_shared, bool tensor,
                    const std::vector<std::pair<uint64_t, uint32_t>>& runs, uint64_t mbar,
                    uint32_t tx_bytes) override;
+    bool cp_async_arrive(const func::Warp& w, unsigned lane, uint64_t mbar) override;
   };
   BulkHook bulk_hook_;
   std::unique_ptr<TmaUnit> tma_;

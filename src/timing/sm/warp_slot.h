@@ -62,6 +62,9 @@ struct WarpSlot {
   // Held at an mbarrier.try_wait whose phase is incomplete (sm.cpp, Sm::mbar_blocks), since.
   bool mb_waiting = false;
   uint64_t mb_wait_since = 0;
+  // cp.async.mbarrier.arrive issued while cp.async copies were in flight: the mbarriers
+  // (shared offsets) to arrive on when the warp has none left (Sm::async_complete).
+  std::vector<uint64_t> cp_arrives;
   // wgmma: when the warp's tensor core is free, the completion cycle of the open group, and
   // per committed group (oldest first) its completion cycle.
   uint64_t wg_busy_until = 0, wg_open_done = 0;

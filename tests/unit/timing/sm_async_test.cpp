@@ -275,4 +275,55 @@ TEST(SmAsync, TryWaitReturnsFalseAfterTheLimit) {
   EXPECT_EQ(a["mbarrier_wait_cycles"]["value"].get<uint64_t>(), 40u);
 }
 
+TEST(SmAsync, CpAsyncMbarrierArriveFiresWhenTheCopiesComplete) {
+  // 32 lanes each copy 16 bytes with cp.async, then cp.async.mbarrier.arrive.noinc on a barrier
+  // expecting 32 arrivals: in timing mode the arrivals happen when the warp's copies returned,
+  // so the try_wait is held (issued once) until at least the memory latency after the copy.
+  const std::string ptx = R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 16 .b8 buf[512];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  cvt.u64.u32 %rd3, %r2;
+  add.u64 %rd4, %rd2, %rd3;
+  mov.u32 %r3, buf;
+  add.u32 %r4, %r3, %r2;
+  mov.u32 %r5, bar;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [%r5], 32;
+  bar.sync 0;
+  cp.async.cg.shared.global [%r4], [%rd4], 16;
+  cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r5];
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r5], 0;
+  @!%p2 bra LOOP;
+  ld.shared.u32 %r6, [%r4];
+  st.global.u32 [%rd4], %r6;
+  ret;
+}
+)";
+  TimingRunner r(timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true",
+                                fmt::format("sim.fixed_memory_latency={}", kMemLatency),
+                                "sim.memory_model=fixed", "gpu.cc_major=9", "gpu.cc_minor=0"}));
+  std::vector<std::pair<uint64_t, uint32_t>> log;
+  r.gpu().sm(0).set_issue_log(&log);
+  r.load(ptx);
+  Addr out = r.upload(std::vector<uint32_t>(128, 5));
+  r.launch("k", {1, 1, 1}, {32, 1, 1}, out);
+  const size_t cp = 12, tw = 14;
+  ASSERT_EQ(log.size(), 19u);  // 10 setup, init, bar, cp, arrive, try_wait (once), bra, ld, st, ret
+  EXPECT_GE(log[tw].first, log[cp].first + kMemLatency);
+  const auto& a = r.stats["sm[0]"]["async"];
+  EXPECT_EQ(a["mbarrier_wait_insts"]["value"].get<uint64_t>(), 1u);
+  EXPECT_EQ(r.download<uint32_t>(out, 1)[0], 5u);
+}
+
 }  // namespace simtlab::testing
