@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
+#include "func/tensor_map.h"
 #include "tests/unit/timing/timing_harness.h"
 
 namespace simtlab::testing {
@@ -324,6 +327,72 @@ LOOP:
   const auto& a = r.stats["sm[0]"]["async"];
   EXPECT_EQ(a["mbarrier_wait_insts"]["value"].get<uint64_t>(), 1u);
   EXPECT_EQ(r.download<uint32_t>(out, 1)[0], 5u);
+}
+
+TEST(SmAsync, TensorCopySendsOnlyTheInBoundsBlocks) {
+  // A 2D tensor of 128 x 8 floats (rows of 512 bytes), box 32 x 4 at x = -16: each box row has
+  // 16 out-of-bounds elements (zero-filled, no traffic) and 16 in bounds (64 bytes = 2 sectors
+  // of one block): 4 requests, one per cycle, complete_tx(512 box bytes) when the 4th returns.
+  struct alignas(64) Map {
+    uint8_t b[128] = {};
+  } map;
+  TimingRunner r(timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true",
+                                fmt::format("sim.fixed_memory_latency={}", kMemLatency),
+                                "sim.memory_model=fixed", "gpu.cc_major=9", "gpu.cc_minor=0"}));
+  std::vector<float> t(128 * 8);
+  for (size_t i = 0; i < t.size(); ++i) t[i] = float(i);
+  const Addr ta = r.upload(t);
+  func::TensorMapBits m;
+  const uint64_t dims[2] = {128, 8}, strides[1] = {512};
+  const uint32_t box[2] = {32, 4}, es[2] = {1, 1};
+  ASSERT_EQ(func::encode_tensor_map(m, 7, 2, ta, dims, strides, box, es, 0, 0, 0, 0), "");
+  std::memcpy(map.b, &m, sizeof m);
+  const std::string ptx = R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .align 64 .b8 tm[128], .param .u64 out) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 128 .b8 buf[512];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.b64 %rd3, tm;
+  cvta.param.u64 %rd4, %rd3;
+  mov.u32 %r1, bar;
+  mov.u32 %r2, buf;
+  mov.u32 %r3, -16;
+  mov.u32 %r4, 2;
+  mbarrier.init.shared::cta.b64 [%r1], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 512;
+  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd4, {%r3, %r4}], [%r1];
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r1], 0;
+  @!%p2 bra LOOP;
+  ld.shared.f32 %r5, [%r2+8];
+  ld.shared.f32 %r6, [%r2+64];
+  st.global.u32 [%rd2], %r5;
+  st.global.u32 [%rd2+4], %r6;
+  ret;
+}
+)";
+  std::vector<std::pair<uint64_t, uint32_t>> log;
+  r.gpu().sm(0).set_issue_log(&log);
+  r.load(ptx);
+  Addr out = r.upload(std::vector<float>(2, -1.f));
+  r.launch("k", {1, 1, 1}, {1, 1, 1}, map, out);
+  const size_t cp = 10, tw = 11;
+  ASSERT_EQ(log.size(), 18u);  // 10 setup, cp, try_wait (once), bra, 2 ld, 2 st, ret
+  EXPECT_EQ(log[tw].first, log[cp].first + 4 + kMemLatency);
+  const std::vector<float> o = r.download<float>(out, 2);
+  EXPECT_EQ(o[0], 0.f);              // box (2, 0): x = -14, out of bounds
+  EXPECT_EQ(o[1], 2.f * 128 + 0.f);  // box (16, 0): x = 0, row 2
+  const auto& a = r.stats["sm[0]"]["async"];
+  EXPECT_EQ(a["tma_insts"]["value"].get<uint64_t>(), 1u);
+  EXPECT_EQ(a["bulk_bytes"]["value"].get<uint64_t>(), 4u * 64);
+  EXPECT_EQ(a["bulk_requests"]["value"].get<uint64_t>(), 4u);
+  EXPECT_EQ(a["bulk_load_cycles"]["value"].get<uint64_t>(), 4 + kMemLatency);
 }
 
 }  // namespace simtlab::testing
