@@ -344,6 +344,9 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.async_waiting = false;
     w.mb_waiting = false;
     w.cp_arrives.clear();
+    w.bulk_open = 0;
+    w.bulk_base = 1;
+    w.bulk_groups.clear();
     w.wg_busy_until = w.wg_open_done = 0;
     w.wg_groups.clear();
     w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
@@ -698,7 +701,29 @@ bool Sm::BulkHook::bulk_copy(const func::Warp& w, unsigned, bool to_shared, bool
                                        const_cast<func::GlobalMemory*>(s.gmem_), c);
     s.ldst_->set_tma(s.tma_.get());
   }
-  s.tma_->add(w.cta, to_shared, tensor, runs, mbar, tx_bytes, s.cycle_now_);
+  std::function<void()> done;
+  if (!to_shared) {  // a store joins its warp's open bulk group
+    for (WarpSlot& ws : s.warps_) {
+      if (!ws.active || ws.fw != &w) continue;
+      const uint32_t gid = ws.bulk_base + uint32_t(ws.bulk_groups.size());
+      ++ws.bulk_open;
+      WarpSlot* p = &ws;
+      done = [p, gid] {
+        const uint32_t idx = gid - p->bulk_base;
+        if (idx < p->bulk_groups.size()) {
+          --p->bulk_groups[idx];
+        } else if (p->bulk_open) {
+          --p->bulk_open;
+        }
+        while (!p->bulk_groups.empty() && p->bulk_groups.front() == 0) {
+          p->bulk_groups.pop_front();
+          ++p->bulk_base;
+        }
+      };
+      break;
+    }
+  }
+  s.tma_->add(w.cta, to_shared, tensor, runs, mbar, tx_bytes, s.cycle_now_, std::move(done));
   return true;
 }
 

@@ -12,7 +12,7 @@ namespace simtlab::timing {
 
 void TmaUnit::add(func::Cta* cta, bool to_shared, bool tensor,
                   const std::vector<std::pair<uint64_t, uint32_t>>& runs, uint64_t mbar,
-                  uint32_t tx, uint64_t now) {
+                  uint32_t tx, uint64_t now, std::function<void()> done) {
   const uint64_t id = next_id_++;
   Xfer& x = xfers_[id];
   x.cta = cta;
@@ -20,6 +20,7 @@ void TmaUnit::add(func::Cta* cta, bool to_shared, bool tensor,
   x.mbar = mbar;
   x.tx = tx;
   x.issued_at = now;
+  x.done = std::move(done);
   ++*c_.insts;
   if (tensor) ++*c_.tensor;
   // The 128-byte blocks the runs touch, in address order, with their sectors (loads) or bytes
@@ -55,6 +56,7 @@ void TmaUnit::add(func::Cta* cta, bool to_shared, bool tensor,
   x.outstanding = uint32_t(x.to_send.size());
   if (x.to_send.empty()) {  // nothing in bounds: complete now
     if (to_shared && cta) func::mbarrier_complete_tx(*gmem_, *cta, mbar, tx);
+    if (x.done) x.done();
     xfers_.erase(id);
     return;
   }
@@ -92,6 +94,7 @@ void TmaUnit::on_response(const MemResp& r, uint64_t now) {
     *c_.latency += now - x.issued_at;
     if (x.cta) func::mbarrier_complete_tx(*gmem_, *x.cta, x.mbar, x.tx);
   }
+  if (x.done && x.cta) x.done();
   xfers_.erase(it);
 }
 

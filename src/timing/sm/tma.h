@@ -8,14 +8,17 @@
 // not allocated in the L1, as the TMA writes shared memory directly). A global->shared copy's
 // complete_tx(bytes) on its mbarrier happens when the response of its last request arrives
 // (func::mbarrier_complete_tx), not at issue, so mbarrier waits see the transfer time. Stores
-// (shared->global) send write requests; bulk wait_group does not wait for them (their data is
-// written at issue). Transfers of a CTA that exits still drain but complete nothing.
+// (shared->global) send write requests and join their warp's open bulk group;
+// cp.async.bulk.wait_group{.read} N issues once at most N committed groups have writes not yet
+// acknowledged (.read waits as long: the shared-memory reads are not timed separately).
+// Transfers of a CTA that exits still drain but complete nothing.
 //
 // Created by the SM at the first bulk copy (the statistics in sm[i].async exist only then).
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -48,9 +51,10 @@ class TmaUnit {
       : sm_(sm_id), port_(port), gmem_(gmem), c_(c) {}
 
   /// A copy (BulkCopyHook::bulk_copy). Always takes over the complete_tx of loads.
+  /// `done` (stores): called when the last write is acknowledged.
   void add(func::Cta* cta, bool to_shared, bool tensor,
            const std::vector<std::pair<uint64_t, uint32_t>>& runs, uint64_t mbar, uint32_t tx,
-           uint64_t now);
+           uint64_t now, std::function<void()> done = {});
   /// One cycle: send the next request when the port accepts. Returns whether it sent.
   bool tick(uint64_t now);
   void on_response(const MemResp& r, uint64_t now);
@@ -70,6 +74,7 @@ class TmaUnit {
     uint32_t outstanding = 0;
     uint64_t issued_at = 0;
     std::deque<MemReq> to_send;
+    std::function<void()> done;
   };
   uint16_t sm_;
   SmMemPort* port_;

@@ -395,4 +395,44 @@ LOOP:
   EXPECT_EQ(a["bulk_load_cycles"]["value"].get<uint64_t>(), 4 + kMemLatency);
 }
 
+TEST(SmAsync, BulkWaitGroupWaitsForTheStores) {
+  // A 256-byte shared->global bulk copy (two 128-byte-block writes sent in the two cycles after
+  // it issues), commit_group, wait_group 0: the wait issues when the second write is
+  // acknowledged; wait_group.read 1 right after the commit does not wait (one group allowed).
+  const std::string ptx = R"(.version 9.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 128 .b8 buf[256];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r2, buf;
+  mov.u32 %r3, 77;
+  st.shared.u32 [%r2+252], %r3;
+  fence.proxy.async.shared::cta;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r2], 256;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group.read 1;
+  cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+  TimingRunner r(timing_params({"gpu.num_sms=1", "sm.l1i_perfect=true",
+                                fmt::format("sim.fixed_memory_latency={}", kMemLatency),
+                                "sim.memory_model=fixed", "gpu.cc_major=9", "gpu.cc_minor=0"}));
+  std::vector<std::pair<uint64_t, uint32_t>> log;
+  r.gpu().sm(0).set_issue_log(&log);
+  r.load(ptx);
+  Addr out = r.upload(std::vector<uint32_t>(64, 0));
+  r.launch("k", {1, 1, 1}, {1, 1, 1}, out);
+  const size_t cp = 6, w1 = 8, w0 = 9;
+  ASSERT_EQ(log.size(), 11u);
+  EXPECT_LT(log[w1].first, log[cp].first + kMemLatency);
+  EXPECT_EQ(log[w0].first, log[cp].first + 2 + kMemLatency);
+  EXPECT_EQ(r.download<uint32_t>(out, 64)[63], 77u);
+  EXPECT_EQ(r.stats["sm[0]"]["async"]["bulk_requests"]["value"].get<uint64_t>(), 2u);
+}
+
 }  // namespace simtlab::testing
