@@ -311,7 +311,18 @@ class Decoder {
         d.async_copy = is_async_copy(in);
         d.async_commit = is_async_commit(in);
         d.async_wait = int8_t(std::clamp(async_wait_groups(in), -1, 127));
+        bool bulk = false, commit = false, wait = false;
+        for (const std::string& m : in.extra) {
+          bulk |= m == ".bulk";
+          commit |= m == ".commit_group";
+          wait |= m == ".wait_group" || m == ".wait_group.read";
+        }
+        d.bulk_commit = bulk && commit;
+        if (bulk && wait && !in.ops.empty() && in.ops[0].kind == OperandKind::imm)
+          d.bulk_wait = int8_t(std::clamp<int64_t>(in.ops[0].imm, 0, 127));
       }
+      if (in.op == Op::mbarrier && h)
+        for (const std::string& m : in.extra) d.mbar_try_wait |= m == ".try_wait";
       // Livelock detection counts every instruction that may change memory others can see.
       d.writes_mem = (in.info().flags & ptx::OPF_STORE) != 0 || in.op == Op::wmma ||
                      in.op == Op::mbarrier || in.op == Op::call;

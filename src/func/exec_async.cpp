@@ -9,7 +9,9 @@
 //   cp.async.commit_group / wait_group N / wait_all: functionally nothing to do.
 //   cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar]: the copies are already complete,
 //       so the arrive-on happens now (.noinc: the pending count drops by one; without .noinc it
-//       is first raised by one, a net change of zero).
+//       is first raised by one, a net change of zero). With a timing hook whose warp still has
+//       copies in flight the raise happens now and the arrive-on when they complete
+//       (BulkCopyHook::cp_async_arrive, mbarrier_arrive_deferred).
 //   mbarrier.init / inval / arrive{.expect_tx}{.noComplete} / arrive_drop / expect_tx /
 //       complete_tx / test_wait{.parity} / try_wait{.parity} / pending_count on
 //       .shared{::cta} (9.7.13.15). Each executing thread performs its operation in lane order.
@@ -18,7 +20,19 @@
 //       .mbarrier::complete_tx::bytes (the CTA's own shared memory) and shared::cta->global with
 //       .bulk_group; size a multiple of 16. Copied at issue; the first form then performs
 //       complete_tx(size) on its mbarrier. bulk commit_group / wait_group: nothing to do.
-//       Not implemented: .tensor (TMA), .prefetch, .multicast::cluster, shared::cluster peers.
+//   cp.async.bulk.tensor.{1..5}d (TMA, 9.7.9.25.5): .shared::cluster.global.mbarrier::
+//       complete_tx::bytes{.tile} [dst], [tensorMap, {coords}], [mbar] and
+//       .global.shared::cta.bulk_group{.tile} [tensorMap, {coords}], [src]. The tensor map is a
+//       CUtensorMap in simtlab's encoding (func/tensor_map.h: box traversal, OOB zero fill on
+//       loads / no write on stores, 32/64/128B swizzle of 16-byte chunks by address bits 7..)
+//       at a generic address in the kernel parameter window or global memory. Loads complete_tx
+//       the whole box's bytes (out-of-bounds elements included).
+//   With a timing hook (ExecContext::bulk, the SM's TmaUnit) the data still moves at issue but
+//       the hook takes over the complete_tx of global->shared copies and applies it when the
+//       last byte arrives (mbarrier_complete_tx); functional mode completes at issue.
+//   cp.async.bulk.prefetch{.tensor}: an L2 hint, nothing to do.
+//       Not implemented: .multicast::cluster, .im2col / gather4 / scatter4 modes,
+//       shared::cluster peers, interleaved tensor maps.
 //
 // mbarrier object layout (the 64-bit object is opaque in PTX; simtlab's own encoding):
 //   bits  0..19  pending arrivals of the current phase
@@ -29,7 +43,9 @@
 // flips, pending = expected, tx-count = 0. arrive returns the object as it was before the
 // arrival (a "state"): test_wait with a state is true once the parity differs from the
 // state's; test_wait.parity p is true once the current parity differs from p (the phase with
-// parity p has completed). try_wait is test_wait (it may return false at once; programs retry).
+// parity p has completed). try_wait is test_wait here (it may return false at once; programs
+// retry); the timing model holds a warp at try_wait while the phase is incomplete, at most
+// sm.mbarrier_try_wait_limit cycles (mbarrier_wait_blocks, DInst::mbar_try_wait).
 #include <bit>
 #include <cstring>
 #include <string_view>
@@ -39,6 +55,7 @@
 #include "func/exec_common.h"
 #include "func/executor.h"
 #include "func/memory.h"
+#include "func/tensor_map.h"
 
 namespace simtlab::func {
 
@@ -271,6 +288,16 @@ void h_mbarrier(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
         if (OP == MbOp::complete_tx) complete_if_done(m);
       } else if constexpr (OP == MbOp::arrive || OP == MbOp::arrive_drop) {
         if (D) D[l] = raw;
+        if (md.cp_async && cx.bulk && cx.bulk->cp_async_arrive(w, l, off)) {
+          // Timing: the arrive-on happens when the warp's cp.async copies complete
+          // (mbarrier_arrive_deferred); without .noinc the pending count is raised now.
+          if (!md.noinc) {
+            ++m.pending;
+            raw = pack(m);
+            std::memcpy(p, &raw, 8);
+          }
+          return;
+        }
         if (md.cp_async && !md.noinc) return;  // net change zero (copies already complete)
         uint32_t count = 1;
         unsigned next = a + 1;
@@ -344,14 +371,129 @@ void h_bulk(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
                   fmt::format("cp.async.bulk: shared range [{:#x}, +{}) is outside the CTA's {} "
                               "bytes of shared memory",
                               so, size, cx.cta->shared.size()));
-    if (kToShared) {
+    uint64_t off = ~uint64_t(0);
+    uint8_t* mp = kToShared ? shared_at(cx, w, d, 3, l, 8, false, &off) : nullptr;
+    if (kToShared)
       std::memcpy(sp, gp, size);
-      uint64_t off;
-      uint8_t* mp = shared_at(cx, w, d, 3, l, 8, false, &off);
-      mbar_complete_tx(cx, w, d, l, mp, off, uint32_t(size));
-    } else {
+    else
       std::memcpy(gp, sp, size);
+    bool deferred = false;
+    if (cx.bulk) {
+      std::vector<std::pair<uint64_t, uint32_t>> runs{{g, uint32_t(size)}};
+      deferred = cx.bulk->bulk_copy(w, l, kToShared, false, runs, off, uint32_t(size));
     }
+    if (kToShared && !deferred) mbar_complete_tx(cx, w, d, l, mp, off, uint32_t(size));
+  });
+}
+
+// ---- cp.async.bulk.tensor (TMA) -------------------------------------------------------------
+
+/// The tensor map at generic address `a` (the kernel parameter window or global memory).
+TensorMapBits read_tensor_map(ExecContext& cx, const Warp& w, const DInst& d, unsigned l,
+                              uint64_t a) {
+  TensorMapBits m;
+  const uint8_t* p = nullptr;
+  if (a % 64)
+    guest_fault(cx, w, d, l,
+                fmt::format("cp.async.bulk.tensor: tensor map address {:#x} is not 64-byte "
+                            "aligned",
+                            a));
+  if (a - kParamWindow < kWindowSize) {
+    const uint64_t o = a - kParamWindow;
+    if (o + 128 <= cx.launch->params.size()) p = cx.launch->params.data() + o;
+  } else {
+    p = cx.gmem->translate(a, 128);
+  }
+  if (!p)
+    guest_fault(cx, w, d, l,
+                fmt::format("cp.async.bulk.tensor: tensor map address {:#x} is not 128 bytes of "
+                            "parameter or global memory",
+                            a));
+  std::memcpy(&m, p, sizeof m);
+  if (m.magic != TensorMapBits::kMagic)
+    guest_fault(cx, w, d, l,
+                fmt::format("cp.async.bulk.tensor: no tensor map at {:#x} (not made by "
+                            "cuTensorMapEncodeTiled)",
+                            a));
+  return m;
+}
+
+/// cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes{.tile}
+///     [dstMem], [tensorMap, {c0, .., cN-1}], [mbar]   (the CTA's own shared memory)
+/// cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group{.tile} [tensorMap, {coords}], [srcMem]
+/// Loads zero-fill out-of-bounds elements and perform complete_tx(box bytes) on the mbarrier;
+/// stores skip them. The shared image is swizzled as the map says (tensor_map.h).
+template <bool kToShared>
+void h_tensor(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+  const unsigned jm = kToShared ? 1 : 0, jc = jm + 1, js = kToShared ? 0 : 2;
+  unsigned dims = 0;
+  for (const std::string& s : d.in->extra)
+    if (s.size() == 3 && s[0] == '.' && s[2] == 'd' && s[1] >= '1' && s[1] <= '5')
+      dims = unsigned(s[1] - '0');
+  std::vector<TensorRun> runs;
+  std::vector<uint8_t> img;
+  for_lanes(e, [&](unsigned l) {
+    const TensorMapBits m = read_tensor_map(cx, w, d, l, operand_addr(w, d, jm, l));
+    const DOp& cv = d.op[jc];
+    if (cv.kind != DOp::k_vec || cv.count != m.rank || dims != m.rank)
+      guest_fault(cx, w, d, l,
+                  fmt::format("cp.async.bulk.tensor.{}d: the tensor map has rank {} ({} "
+                              "coordinates given)",
+                              dims, m.rank, cv.kind == DOp::k_vec ? cv.count : 0));
+    int32_t c[5] = {};
+    for (unsigned k = 0; k < m.rank; ++k)
+      c[k] = int32_t(uint32_t(operand_val(w, cx.prog->elems[cv.slot + k], l)));
+    const uint64_t bytes = tensor_box_runs(m, c, runs);
+    uint64_t so;
+    shared_at(cx, w, d, js, l, 16, false, &so);
+    if (so + bytes > cx.cta->shared.size())
+      guest_fault(cx, w, d, l,
+                  fmt::format("cp.async.bulk.tensor: the {}-byte box at shared address {:#x} is "
+                              "outside the CTA's {} bytes of shared memory",
+                              bytes, so, cx.cta->shared.size()));
+    const uint32_t span = tensor_map_swizzle_bytes(m.swizzle);
+    if (span && so % 128)
+      guest_fault(cx, w, d, l,
+                  fmt::format("cp.async.bulk.tensor: swizzled box at shared address {:#x} is "
+                              "not 128-byte aligned",
+                              so));
+    uint8_t* sh = cx.cta->shared.data();
+    img.assign(bytes, 0);
+    std::vector<std::pair<uint64_t, uint32_t>> gruns;
+    for (const TensorRun& r : runs) {
+      if (!r.in_bounds) continue;
+      uint8_t* gp = cx.gmem->translate(r.gaddr, r.bytes);
+      if (!gp)
+        guest_fault(cx, w, d, l,
+                    fmt::format("cp.async.bulk.tensor: invalid global {} of {} bytes at address "
+                                "{:#x}: {}",
+                                kToShared ? "read" : "write", r.bytes, r.gaddr,
+                                cx.gmem->describe(r.gaddr)));
+      if (kToShared) std::memcpy(img.data() + r.boff, gp, r.bytes);
+      gruns.emplace_back(r.gaddr, r.bytes);
+    }
+    // Shared side, 16-byte chunk by chunk (the swizzle permutes whole chunks).
+    for (uint64_t o = 0; o < bytes;) {
+      const uint64_t a = so + o;
+      const uint32_t n = uint32_t(std::min<uint64_t>(16 - (a & 15), bytes - o));
+      const uint64_t t = tensor_swizzle(m, a);
+      if (kToShared)
+        std::memcpy(sh + t, img.data() + o, n);
+      else
+        std::memcpy(img.data() + o, sh + t, n);
+      o += n;
+    }
+    if (!kToShared) {
+      for (const TensorRun& r : runs)
+        if (r.in_bounds)
+          std::memcpy(cx.gmem->translate(r.gaddr, r.bytes), img.data() + r.boff, r.bytes);
+    }
+    uint64_t off = ~uint64_t(0);
+    uint8_t* mp = kToShared ? shared_at(cx, w, d, 3, l, 8, false, &off) : nullptr;
+    if (cx.rec) cx.rec->addr[l] = m.addr;
+    const bool deferred =
+        cx.bulk && cx.bulk->bulk_copy(w, l, kToShared, true, gruns, off, uint32_t(bytes));
+    if (kToShared && !deferred) mbar_complete_tx(cx, w, d, l, mp, off, uint32_t(bytes));
   });
 }
 
@@ -374,8 +516,20 @@ Handler select_async(const Instruction& in) {
   if (in.op == Op::cp) {
     if (!has_mod(in, ".async")) return nullptr;
     if (has_mod(in, ".bulk")) {
-      if (has_mod(in, ".tensor") || has_mod(in, ".prefetch") || has_mod(in, ".multicast::cluster"))
-        return nullptr;  // TMA tensor copies, prefetch, multicast: not implemented
+      if (has_mod(in, ".prefetch")) return &h_nop_async;  // an L2 hint: nothing to do
+      if (has_mod(in, ".multicast::cluster") || has_mod(in, ".im2col") ||
+          has_mod(in, ".im2col::w") || has_mod(in, ".im2col::w::128") ||
+          has_mod(in, ".tile::gather4") || has_mod(in, ".tile::scatter4"))
+        return nullptr;  // multicast, im2col and gather/scatter modes: not implemented
+      if (has_mod(in, ".tensor")) {
+        if (in.space == ptx::Space::shared_cluster && in.space2 == ptx::Space::global &&
+            has_mod(in, ".mbarrier::complete_tx::bytes") && in.ops.size() == 4)
+          return &h_tensor<true>;
+        if (in.space == ptx::Space::global && in.space2 == ptx::Space::shared &&
+            has_mod(in, ".bulk_group") && in.ops.size() == 3)
+          return &h_tensor<false>;
+        return nullptr;
+      }
       if (has_mod(in, ".commit_group") || has_mod(in, ".wait_group") ||
           has_mod(in, ".wait_group.read"))
         return &h_nop_async;
@@ -418,6 +572,58 @@ Handler select_async(const Instruction& in) {
     }
   }
   return nullptr;
+}
+
+bool mbarrier_complete_tx(GlobalMemory& gmem, Cta& cta, uint64_t off, uint32_t bytes) {
+  if (off % 8 || off + 8 > cta.shared.size()) return false;
+  uint8_t* p = cta.shared.data() + off;
+  uint64_t raw;
+  std::memcpy(&raw, p, 8);
+  Mbar m = unpack(raw);
+  m.tx -= int32_t(bytes);
+  complete_if_done(m);
+  raw = pack(m);
+  std::memcpy(p, &raw, 8);
+  ++gmem.write_epoch;  // a waiting warp's state changes (the livelock detector's epoch)
+  return true;
+}
+
+bool mbarrier_arrive_deferred(GlobalMemory& gmem, Cta& cta, uint64_t off) {
+  if (off % 8 || off + 8 > cta.shared.size()) return false;
+  uint8_t* p = cta.shared.data() + off;
+  uint64_t raw;
+  std::memcpy(&raw, p, 8);
+  Mbar m = unpack(raw);
+  if (m.pending == 0) return false;  // (an invalidated or reinitialized barrier)
+  --m.pending;
+  complete_if_done(m);
+  raw = pack(m);
+  std::memcpy(p, &raw, 8);
+  ++gmem.write_epoch;
+  return true;
+}
+
+bool mbarrier_wait_blocks(const Cta& cta, const Warp& w, const DInst& d, LaneMask lanes) {
+  if (!d.in || d.in->op != Op::mbarrier || !lanes || d.nops < 3) return false;
+  const MbDesc md = parse_mb(*d.in);
+  if (md.op != MbOp::test_wait) return false;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint64_t a = operand_addr(w, d, 1, l);
+    if (md.generic) {
+      if (a - kSharedWindow >= kWindowSize) return false;
+      a -= kSharedWindow;
+    }
+    a &= 0xffff'ffffull;
+    if (a % 8 || a + 8 > cta.shared.size()) return false;
+    uint64_t raw;
+    std::memcpy(&raw, cta.shared.data() + a, 8);
+    const Mbar m = unpack(raw);
+    const uint64_t s = operand_val(w, d.op[2], l);
+    const bool done = md.parity ? (m.phase != bool(s & 1)) : (m.phase != bool(s >> 63));
+    if (done) return false;
+  }
+  return true;
 }
 
 bool is_async_copy(const Instruction& in) {

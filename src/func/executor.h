@@ -85,4 +85,17 @@ class D2maHook {
 
 Handler func_end_handler();
 
+/// complete_tx(bytes) on the mbarrier at shared offset `off` of `cta` (exec_async.cpp): the
+/// timing model's deferred completion of a bulk / tensor copy (BulkCopyHook). False when the
+/// offset is out of range (the barrier is then left alone).
+bool mbarrier_complete_tx(GlobalMemory& gmem, Cta& cta, uint64_t off, uint32_t bytes);
+
+/// The deferred arrive-on of a cp.async.mbarrier.arrive (BulkCopyHook::cp_async_arrive): the
+/// pending count of the mbarrier at shared offset `off` drops by one.
+bool mbarrier_arrive_deferred(GlobalMemory& gmem, Cta& cta, uint64_t off);
+
+/// Would the mbarrier test_wait / try_wait `d` return false for every lane of `lanes` of `w`
+/// now? (No side effects; false when `d` is not such a wait or an operand is not readable.)
+bool mbarrier_wait_blocks(const Cta& cta, const Warp& w, const DInst& d, LaneMask lanes);
+
 }  // namespace simtlab::func

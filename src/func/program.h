@@ -84,6 +84,13 @@ struct DInst {
   uint16_t wgmma_n = 0;
   bool wgmma_commit = false;
   int8_t wgmma_wait = -1;
+  // mbarrier.try_wait{.parity} (exec_async.cpp): the timing model holds the warp while the
+  // phase it waits for is incomplete (a potentially blocking wait, PTX ISA 9.7.13.15.16).
+  bool mbar_try_wait = false;
+  // cp.async.bulk.commit_group / wait_group{.read} N (N; -1 otherwise): the timing model's
+  // bulk groups of shared->global copies (sm.cpp).
+  bool bulk_commit = false;
+  int8_t bulk_wait = -1;
   mutable bool warned = false;  // a once-per-instruction warning (division by zero) was printed
 };
 

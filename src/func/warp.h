@@ -164,6 +164,25 @@ using PrintSink = std::function<void(const std::string&)>;
 
 class D2maHook;
 
+/// The timing model's view of bulk / tensor copies (cp.async.bulk{.tensor}, exec_async.cpp).
+/// The functional copy happens at issue either way; with a hook installed the timing model
+/// moves the bytes through the memory system and, for global->shared copies, performs the
+/// mbarrier's complete_tx when the last byte arrives (mbarrier_complete_tx, executor.h).
+class BulkCopyHook {
+ public:
+  virtual ~BulkCopyHook() = default;
+  /// One copy by lane `lane` of `w`: the global byte runs {address, bytes} it reads (to_shared)
+  /// or writes, and for global->shared copies the shared offset of the mbarrier due
+  /// complete_tx(tx_bytes). Returns true when the hook performs that complete_tx itself.
+  virtual bool bulk_copy(const Warp& w, unsigned lane, bool to_shared, bool tensor,
+                         const std::vector<std::pair<uint64_t, uint32_t>>& runs, uint64_t mbar,
+                         uint32_t tx_bytes) = 0;
+  /// cp.async.mbarrier.arrive by lane `lane` of `w` on the mbarrier at shared offset `mbar`:
+  /// true when the timing model performs the arrive-on itself once the warp's cp.async copies
+  /// in flight complete (mbarrier_arrive_deferred); false = arrive now (none in flight).
+  virtual bool cp_async_arrive(const Warp& w, unsigned lane, uint64_t mbar) = 0;
+};
+
 /// Everything a handler may touch besides the warp.
 struct ExecContext {
   GlobalMemory* gmem = nullptr;
@@ -183,6 +202,8 @@ struct ExecContext {
   // D2MA engine of the SM issuing (timing model, d2ma.enable); null = the intrinsics run their
   // fallback bodies.
   D2maHook* d2ma = nullptr;
+  // Bulk / tensor copies (timing model): null = complete at issue (functional mode).
+  BulkCopyHook* bulk = nullptr;
 };
 
 /// Parameters of one kernel launch, shared by all CTAs.

@@ -1442,8 +1442,8 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
       return;
     }
     if (s.starts_with(".L1::") || s.starts_with(".L2::") || s == ".L1" || s == ".L2" ||
-        s.starts_with(".proxy") || s == ".async" || s == ".alias" || s == ".unified" ||
-        s == ".noftz") {
+        s.starts_with(".proxy") || s == ".mbarrier_init" || s == ".async" || s == ".alias" ||
+        s == ".unified" || s == ".noftz") {
       if (s == ".L2::cache_hint") in.flags |= IF_OOB;  // extra cache-policy operand follows
       in.extra.emplace_back(s);
       return;

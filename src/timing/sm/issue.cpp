@@ -194,6 +194,10 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
     }
     return Stall::barrier;  // cp.async.wait_group: a synchronization wait (sm.cpp)
   }
+  if (d.bulk_wait >= 0 && w.bulk_groups.size() > size_t(d.bulk_wait)) [[unlikely]]
+    return Stall::barrier;  // cp.async.bulk.wait_group: stores of older groups in flight
+  if (d.mbar_try_wait && mbar_blocks(w, d, now)) [[unlikely]]
+    return Stall::barrier;  // mbarrier.try_wait on an incomplete phase (sm.cpp)
   if constexpr (kExt) {
     if (kc.arch) {
       ap = &kc.arch->pc[pc];
@@ -292,7 +296,8 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   // Execute functionally (execute-at-issue).
   kc.cx.cycle = now;
   kc.cx.cta = w.cta->cta.get();
-  kc.cx.d2ma = d2ma_;  // D2MA intrinsic calls go to this SM's engine (null when off)
+  kc.cx.d2ma = d2ma_;        // D2MA intrinsic calls go to this SM's engine (null when off)
+  kc.cx.bulk = &bulk_hook_;  // bulk / tensor copies: memory transfers (sm.cpp, tma.h)
   func::step(kc.cx, fw, &rec_);
   if constexpr (kExt) {
     for (auto& q : policies_) q->on_issue(w, d);
@@ -311,6 +316,14 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if (d.async_copy || d.async_commit || d.async_wait >= 0 || d.wgmma_n || d.wgmma_commit ||
       d.wgmma_wait >= 0) [[unlikely]]
     async_issue(w, d, f, now);
+  if (d.bulk_commit) [[unlikely]] {  // cp.async.bulk.commit_group closes the open bulk group
+    w.bulk_groups.push_back(w.bulk_open);
+    w.bulk_open = 0;
+    while (!w.bulk_groups.empty() && w.bulk_groups.front() == 0) {
+      w.bulk_groups.pop_front();
+      ++w.bulk_base;
+    }
+  }
   if (demote_long_only_ && uk == UnitKind::ldst && d.ndst &&
       (rec_.space == func::MemSpace::global || rec_.space == func::MemSpace::local ||
        rec_.space == func::MemSpace::tex)) {

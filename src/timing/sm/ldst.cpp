@@ -1,4 +1,5 @@
 #include "timing/sm/ldst.h"
+#include "timing/sm/tma.h"
 
 #include <algorithm>
 
@@ -350,6 +351,10 @@ bool LdstUnit::tick(uint64_t now) {
   while (const MemResp* r = port_->peek()) {
     const MemResp resp = port_->pop();
     did = true;
+    if (tma_ && (resp.req.id & TmaUnit::kTag)) [[unlikely]] {  // a bulk / TMA copy's response
+      tma_->on_response(resp, now);
+      continue;
+    }
     if (resp.req.origin && !resp.l2_hit && resp.req.kind != AccessKind::inst_fetch)
       ++resp.req.origin->l2_misses;
     switch (resp.req.kind) {

@@ -39,6 +39,7 @@ namespace simtlab::timing {
 
 struct SmParams;
 class TraceSink;
+class TmaUnit;
 
 /// Told about every L1D access of a global/local load the LD/ST unit makes (research
 /// mechanisms: CCWS lost-locality detection).
@@ -79,6 +80,8 @@ class LdstUnit {
   void set_l1d_observer(L1dAccessObserver* o) { l1d_obs_ = o; }
   /// Device memory, for timing addresses of host-mapped allocations.
   void set_memory(const func::GlobalMemory* m) { gmem_ = m; }
+  /// The SM's bulk-copy unit (tma.h): responses tagged TmaUnit::kTag go to it.
+  void set_tma(TmaUnit* t) { tma_ = t; }
 
  private:
   struct Entry {
@@ -127,6 +130,7 @@ class LdstUnit {
   TraceSink* trace_ = nullptr;
   L1dAccessObserver* l1d_obs_ = nullptr;
   const func::GlobalMemory* gmem_ = nullptr;
+  TmaUnit* tma_ = nullptr;
 
   stats::Group& g_;
   stats::Counter& mem_insts_;

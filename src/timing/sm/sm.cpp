@@ -18,6 +18,7 @@
 #include "ext/sm_policies.h"
 #include "ext/tbc/tbc_stats.h"
 #include "timing/gpu/gpu.h"
+#include "timing/sm/tma.h"
 #include "timing/trace.h"
 
 namespace simtlab::timing {
@@ -242,6 +243,9 @@ const UnitTiming& Sm::timing_for(ExecClass c) const {
 
 void Sm::begin_kernel(const func::GlobalMemory* gmem) {
   ldst_->set_memory(gmem);
+  gmem_ = gmem;
+  bulk_hook_.sm = this;
+  if (tma_) tma_->set_gmem(const_cast<func::GlobalMemory*>(gmem));
   if (d2ma_) d2ma_->set_gmem(const_cast<func::GlobalMemory*>(gmem));  // D2MA fills
   for (auto& q : policies_) q->begin_kernel();
   if (p_.flush_l1_per_kernel) {
@@ -338,6 +342,11 @@ void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear
     w.async_base = 1;
     w.async_groups.clear();
     w.async_waiting = false;
+    w.mb_waiting = false;
+    w.cp_arrives.clear();
+    w.bulk_open = 0;
+    w.bulk_base = 1;
+    w.bulk_groups.clear();
     w.wg_busy_until = w.wg_open_done = 0;
     w.wg_groups.clear();
     w.pend_reg.assign(std::max<uint32_t>(nregs, 1), 0);
@@ -396,6 +405,7 @@ void Sm::retire_warp(WarpSlot& w) {
     ++c.k->ctas_done;
     c.active = false;
     if (d2ma_) d2ma_->cta_done(uint32_t(&c - ctas_.data()));  // D2MA: drop its transfers
+    if (tma_) tma_->cta_done(c.cta.get());  // bulk copies: no completion into a gone CTA
     if (trace_) trace_->cta_end(id_, c.cta->linear_id, cycle());
   }
   if (trace_) trace_->warp_state(id_, w.slot, cycle(), TraceSink::kNone);
@@ -446,6 +456,7 @@ void Sm::account_skipped(uint64_t k) {
 
 uint64_t Sm::next_event(uint64_t now) const {
   if (collectors_busy_) return now + 1;
+  if (tma_ && tma_->has_work()) return now + 1;
   uint64_t next = ldst_->next_event(now);
   if (const uint64_t r = port_->next_ready(); r != UINT64_MAX)
     next = std::min(next, std::max(r, now + 1));
@@ -461,6 +472,8 @@ uint64_t Sm::next_event(uint64_t now) const {
       next = std::min(next, std::max(w.fetch_done_at, now + 1));
     if (!w.wg_groups.empty()) [[unlikely]]  // a wgmma group completes (wgmma.wait_group)
       next = std::min(next, std::max(w.wg_groups.front(), now + 1));
+    if (w.mb_waiting) [[unlikely]]  // an mbarrier.try_wait times out (sm.mbarrier_try_wait_limit)
+      next = std::min(next, std::max(w.mb_wait_since + p_.mbarrier_try_wait_limit, now + 1));
   }
   return next;
 }
@@ -476,6 +489,7 @@ bool Sm::tick() {
   if (d2ma_) d2ma_->begin_cycle(now);  // D2MA
   bool mem = ldst_->tick(now);
   if (d2ma_ && d2ma_->tick(now)) mem = true;  // D2MA AGEN: after the LD/ST unit (priority)
+  if (tma_ && tma_->tick(now)) mem = true;    // bulk / TMA copies: after the LD/ST unit
   collect(now);
   dispatch(now);
   issue(now);
@@ -493,7 +507,7 @@ bool Sm::tick() {
     active_this_cycle_ = true;
   }
   if (!resident_ctas_ && !collectors_busy_ && !wheel_pending_ && ldst_->idle() && l1i_->idle() &&
-      d2ma_idle()) {
+      d2ma_idle() && (!tma_ || !tma_->has_work())) {
     sleep();
   } else if (p_.skip_idle_cycles && p_.scheduler != "two_level" && policies_.empty() &&
              !active_this_cycle_ && !port_->peek()) {
@@ -565,7 +579,7 @@ bool Sm::wgmma_ready(WarpSlot& w, const func::DInst& d, uint64_t now) const {
   return w.wg_groups.size() <= size_t(d.wgmma_wait);
 }
 
-void Sm::async_issue(WarpSlot& w, const func::DInst& d, InFlight& f, uint64_t now) {
+Sm::AsyncStats& Sm::async_stats() {
   if (!async_) {
     stats::Group& g = g_.child("async");
     async_ = std::make_unique<AsyncStats>();
@@ -593,6 +607,11 @@ void Sm::async_issue(WarpSlot& w, const func::DInst& d, InFlight& f, uint64_t no
                    "cycles warps spent blocked at wgmma.wait_group (their issue slots count as "
                    "barrier stalls)");
   }
+  return *async_;
+}
+
+void Sm::async_issue(WarpSlot& w, const func::DInst& d, InFlight& f, uint64_t now) {
+  async_stats();
   if (d.wgmma_n) {
     // The warp's tensor core takes the m64nNk16 as N/8 m16n8k16 steps of sm.tensor.interval
     // cycles each (assumption: the existing tensor parameters, no Hopper-specific rates); the
@@ -649,6 +668,106 @@ void Sm::async_complete(const InFlight& f) {
     ++w.async_base;
   }
   if (async_ && async_->in_flight) --async_->in_flight;
+  if (!w.cp_arrives.empty() && w.async_open == 0 && w.async_groups.empty()) [[unlikely]] {
+    for (uint64_t off : w.cp_arrives)
+      func::mbarrier_arrive_deferred(*const_cast<func::GlobalMemory*>(gmem_), *w.cta->cta, off);
+    w.cp_arrives.clear();
+  }
+}
+
+// ---- bulk / tensor copies and mbarrier waits (tma.h) -------------------------------------------
+
+bool Sm::BulkHook::bulk_copy(const func::Warp& w, unsigned, bool to_shared, bool tensor,
+                             const std::vector<std::pair<uint64_t, uint32_t>>& runs, uint64_t mbar,
+                             uint32_t tx_bytes) {
+  Sm& s = *sm;
+  if (!s.tma_) {
+    stats::Group& g = s.g_.child("async");
+    TmaUnit::Counters c;
+    c.insts = &g.counter("bulk_insts", "copies",
+                         "cp.async.bulk{.tensor} copies issued (one per executing thread)");
+    c.tensor = &g.counter("tma_insts", "copies", "of which tensor (TMA) copies");
+    c.bytes = &g.counter("bulk_bytes", "bytes",
+                         "global bytes the bulk / tensor copies read or wrote (in-bounds)");
+    c.requests = &g.counter("bulk_requests", "requests",
+                            "128-byte-block requests the bulk-copy unit sent to the L2");
+    c.latency = &g.counter("bulk_load_cycles", "cycles",
+                           "sum over global->shared copies of issue to last byte (when the "
+                           "mbarrier's complete_tx happens)");
+    c.port_full = &g.counter("bulk_port_full", "cycles",
+                             "cycles the bulk-copy unit had a request ready and the SM's memory "
+                             "port was full");
+    s.tma_ = std::make_unique<TmaUnit>(uint16_t(s.id_), s.port_,
+                                       const_cast<func::GlobalMemory*>(s.gmem_), c);
+    s.ldst_->set_tma(s.tma_.get());
+  }
+  std::function<void()> done;
+  if (!to_shared) {  // a store joins its warp's open bulk group
+    for (WarpSlot& ws : s.warps_) {
+      if (!ws.active || ws.fw != &w) continue;
+      const uint32_t gid = ws.bulk_base + uint32_t(ws.bulk_groups.size());
+      ++ws.bulk_open;
+      WarpSlot* p = &ws;
+      done = [p, gid] {
+        const uint32_t idx = gid - p->bulk_base;
+        if (idx < p->bulk_groups.size()) {
+          --p->bulk_groups[idx];
+        } else if (p->bulk_open) {
+          --p->bulk_open;
+        }
+        while (!p->bulk_groups.empty() && p->bulk_groups.front() == 0) {
+          p->bulk_groups.pop_front();
+          ++p->bulk_base;
+        }
+      };
+      break;
+    }
+  }
+  s.tma_->add(w.cta, to_shared, tensor, runs, mbar, tx_bytes, s.cycle_now_, std::move(done));
+  return true;
+}
+
+bool Sm::BulkHook::cp_async_arrive(const func::Warp& fw, unsigned, uint64_t mbar) {
+  // Approximation: per warp, not per thread, and after every copy of the warp in flight (also
+  // ones issued later, before those complete).
+  for (WarpSlot& w : sm->warps_) {
+    if (!w.active || w.fw != &fw) continue;
+    if (w.async_open == 0 && w.async_groups.empty()) return false;
+    w.cp_arrives.push_back(mbar);
+    return true;
+  }
+  return false;
+}
+
+bool Sm::mbar_blocks(WarpSlot& w, const func::DInst& d, uint64_t now) {
+  // A potentially blocking wait: held while the phase is incomplete, at most
+  // sm.mbarrier_try_wait_limit cycles (then it issues and returns false).
+  const bool blocks = d.guard < 0 && p_.mbarrier_try_wait_limit &&
+                      (!w.mb_waiting || now - w.mb_wait_since < p_.mbarrier_try_wait_limit) &&
+                      func::mbarrier_wait_blocks(*w.cta->cta, *w.fw, d, w.fw->active());
+  if (blocks) {
+    if (!w.mb_waiting) {
+      w.mb_waiting = true;
+      w.mb_wait_since = now;
+    }
+    return true;
+  }
+  if (w.mb_waiting) {
+    AsyncStats& a = async_stats();
+    if (!a.mb_waits) {
+      stats::Group& g = g_.child("async");
+      a.mb_waits = &g.counter("mbarrier_wait_insts", "warp instructions",
+                              "mbarrier.try_wait warp instructions held for an incomplete phase");
+      a.mb_wait_cycles =
+          &g.counter("mbarrier_wait_cycles", "warp-cycles",
+                     "cycles warps were held at mbarrier.try_wait until the phase completed "
+                     "(their issue slots count as barrier stalls)");
+    }
+    ++*a.mb_waits;
+    *a.mb_wait_cycles += now - w.mb_wait_since;
+    w.mb_waiting = false;
+  }
+  return false;
 }
 
 }  // namespace simtlab::timing

@@ -78,6 +78,8 @@ class SmGreener;
 
 namespace simtlab::timing {
 
+class TmaUnit;
+
 class TraceSink;
 
 /// One running kernel launch as the SMs see it (several may run at once, from different
@@ -262,9 +264,26 @@ class Sm : public sim::Component {
     stats::Counter *insts, *bytes, *wait_cycles, *waits, *peak;
     stats::Counter *wg_insts = nullptr, *wg_waits = nullptr, *wg_wait_cycles = nullptr,
                    *wg_busy = nullptr;
+    stats::Counter *mb_waits = nullptr, *mb_wait_cycles = nullptr;  // mbarrier.try_wait
     uint64_t in_flight = 0;
   };
   std::unique_ptr<AsyncStats> async_;
+  AsyncStats& async_stats();
+  // ---- bulk / tensor copies (tma.h; sm.cpp) ----
+  // The hook the functional cp.async.bulk{.tensor} handlers call; the unit (created at the
+  // first copy); mbarrier.try_wait on an incomplete phase holds the warp (a `barrier` stall).
+  class BulkHook : public func::BulkCopyHook {
+   public:
+    Sm* sm = nullptr;
+    bool bulk_copy(const func::Warp& w, unsigned lane, bool to_shared, bool tensor,
+                   const std::vector<std::pair<uint64_t, uint32_t>>& runs, uint64_t mbar,
+                   uint32_t tx_bytes) override;
+    bool cp_async_arrive(const func::Warp& w, unsigned lane, uint64_t mbar) override;
+  };
+  BulkHook bulk_hook_;
+  std::unique_ptr<TmaUnit> tma_;
+  const func::GlobalMemory* gmem_ = nullptr;
+  bool mbar_blocks(WarpSlot& w, const func::DInst& d, uint64_t now);
   // Per-instruction statistics (pc_stats.h): the slot a scheduler last charged (repeated for
   // cycles skipped while sleeping).
   struct PcSlot {

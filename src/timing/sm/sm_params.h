@@ -78,6 +78,7 @@ struct SmParams {
   uint32_t branch_penalty = 0;
   uint32_t reconvergence_penalty = 0;
   uint32_t barrier_latency = 1;
+  uint32_t mbarrier_try_wait_limit = 2048;
   uint32_t cta_launch_latency = 0;
   // GTX480 config: int ADD 4/1, MUL 4/2, DIV 145/8, SHFL 32/4; fp ADD/MUL 4/1, MAX 13/2;
   // dp ADD/MUL 8/8. SFU ops use the fp "MAX" slot (13/2) — an assumption, the config does not
@@ -340,6 +341,13 @@ struct SmParams {
     d.param("barrier_latency", barrier_latency, "cycles",
             "Cycles from the last arrival to the release of a barrier", "assumption")
         .range(1, 1000);
+    d.param("mbarrier_try_wait_limit", mbarrier_try_wait_limit, "cycles",
+            "Longest an mbarrier.try_wait on an incomplete phase holds its warp before it "
+            "returns false (0: try_wait never waits, like test_wait)",
+            "assumption: the PTX ISA (mbarrier.test_wait/try_wait) leaves the time limit "
+            "system-dependent; 2048 cycles covers a DRAM-latency bulk copy, so a waiting warp "
+            "issues about once per transfer")
+        .max(1000000);
     d.param("cta_launch_latency", cta_launch_latency, "cycles", "Cycles to launch a CTA onto an SM",
             "assumption")
         .max(100000);

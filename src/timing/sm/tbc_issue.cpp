@@ -157,7 +157,8 @@ uint32_t Sm::formed_exec(WarpSlot& w, CtaSlot& c, const std::vector<ext::tbc::Pi
   std::vector<Writeback> followers;
   kc.cx.cycle = now;
   kc.cx.cta = c.cta.get();
-  kc.cx.d2ma = nullptr;  // (D2MA intrinsics are calls: such kernels keep the per-warp stack)
+  kc.cx.d2ma = nullptr;      // (D2MA intrinsics are calls: such kernels keep the per-warp stack)
+  kc.cx.bulk = &bulk_hook_;  // bulk / tensor copies: this SM's unit (sm.cpp, tma.h)
   rec_.inst = &d;
   rec_.pc = pc;
   rec_.active = rec_.exec = 0;

@@ -59,6 +59,18 @@ struct WarpSlot {
   std::deque<uint32_t> async_groups;
   bool async_waiting = false;
   uint64_t async_wait_since = 0;
+  // Held at an mbarrier.try_wait whose phase is incomplete (sm.cpp, Sm::mbar_blocks), since.
+  bool mb_waiting = false;
+  uint64_t mb_wait_since = 0;
+  // cp.async.mbarrier.arrive issued while cp.async copies were in flight: the mbarriers
+  // (shared offsets) to arrive on when the warp has none left (Sm::async_complete).
+  std::vector<uint64_t> cp_arrives;
+  // Bulk groups of shared->global bulk / tensor copies (cp.async.bulk.commit_group /
+  // wait_group; sm.cpp): stores in the open group, per committed group oldest first, the id of
+  // the front group.
+  uint32_t bulk_open = 0;
+  uint32_t bulk_base = 1;
+  std::deque<uint32_t> bulk_groups;
   // wgmma: when the warp's tensor core is free, the completion cycle of the open group, and
   // per committed group (oldest first) its completion cycle.
   uint64_t wg_busy_until = 0, wg_open_done = 0;
