@@ -373,6 +373,12 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
           ? k->max_dynamic_shared
           : int(rt.params().sm.max_shared_per_block - k->prog->layout.static_shared);
   attr->preferredShmemCarveout = k->carveout_pref;
+  // Thread-block clusters: compile-time dimensions (__cluster_dims__ -> .reqnctapercluster).
+  attr->clusterDimMustBeSet = f.explicitcluster && !f.reqnctapercluster.x;
+  attr->requiredClusterWidth = int(f.reqnctapercluster.x);
+  attr->requiredClusterHeight = int(f.reqnctapercluster.x ? f.reqnctapercluster.y : 0);
+  attr->requiredClusterDepth = int(f.reqnctapercluster.x ? f.reqnctapercluster.z : 0);
+  attr->nonPortableClusterSizeAllowed = k->nonportable_cluster;
   return cudaSuccess;
 }
 
@@ -396,6 +402,10 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
       // -1 (cudaSharedmemCarveoutDefault) or a percentage of the largest carve-out.
       if (value < -1 || value > 100) return rt.ret(cudaErrorInvalidValue);
       k->carveout_pref = value;
+      return cudaSuccess;
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:
+      if (value != 0 && value != 1) return rt.ret(cudaErrorInvalidValue);
+      k->nonportable_cluster = value != 0;
       return cudaSuccess;
     default:
       return cudaSuccess;  // other attributes (cluster dimensions, ...) change nothing simulated
