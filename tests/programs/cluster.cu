@@ -273,6 +273,48 @@ int main() {
     cudaFree(d);
   }
 
+  // 5. cluster size limits: 16 blocks need the non-portable opt-in; occupancy query
+  {
+    const dim3 grid(32), cdim(16);
+    unsigned* d;
+    cudaMalloc(&d, 32 * kRegs * sizeof(unsigned));
+    void* args[] = {&d};
+    cudaError_t e = launch_clustered((const void*)regs_kernel, grid, dim3(32), 0, cdim, args);
+    CHECK(e == cudaErrorInvalidClusterSize, "cluster of 16 without opt-in: %s",
+          cudaGetErrorName(e));
+    cudaGetLastError();
+    CHECK(cudaFuncSetAttribute((const void*)regs_kernel,
+                               cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess,
+          "non-portable opt-in");
+    e = launch_clustered((const void*)regs_kernel, grid, dim3(32), 0, cdim, args);
+    CHECK(e == cudaSuccess, "cluster of 16 with opt-in: %s", cudaGetErrorName(e));
+    CHECK(cudaDeviceSynchronize() == cudaSuccess, "cluster of 16 ran");
+    std::vector<unsigned> h(32 * kRegs);
+    cudaMemcpy(h.data(), d, h.size() * sizeof(unsigned), cudaMemcpyDeviceToHost);
+    check_regs("cluster (16,1,1)", h, grid, cdim, true);
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncGetAttributes(&fa, (const void*)regs_static_kernel) == cudaSuccess, "attrs");
+    CHECK(fa.requiredClusterWidth == 2 && fa.requiredClusterHeight == 2 &&
+              fa.requiredClusterDepth == 1,
+          "required cluster dims %d,%d,%d", fa.requiredClusterWidth, fa.requiredClusterHeight,
+          fa.requiredClusterDepth);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(8);
+    cfg.blockDim = dim3(128);
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 4;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int nc = 0;
+    CHECK(cudaOccupancyMaxActiveClusters(&nc, (const void*)dsmem_reduce, &cfg) == cudaSuccess &&
+              nc > 0,
+          "max active clusters %d", nc);
+    cudaFree(d);
+  }
+
   std::printf("%s\n", failures ? "FAILED" : "PASSED");
   return failures ? 1 : 0;
 }
