@@ -86,7 +86,7 @@ TEST(Cluster, MapaGetctarankAndCvtaAddressMath) {
       const uint32_t rank = t % 4, own = cta % 4;
       const uint32_t off = 16 + 4 * t;  // sbuf follows the 16-byte pad
       const uint32_t mapped = 0x8000'0000u | rank << 24 | off;
-      SCOPED_TRACE(testing::Message() << "cta " << cta << " thread " << t);
+      SCOPED_TRACE(::testing::Message() << "cta " << cta << " thread " << t);
       EXPECT_EQ(o[0], mapped);
       EXPECT_EQ(o[1], rank);
       EXPECT_EQ(o[2], own);
