@@ -80,6 +80,10 @@ void h_barrier_cluster(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
   if constexpr (kArrive) {
     cluster_arrive(cx, w, d, e);
   } else {
+    // Independent thread scheduling: the warp's thread groups first gather at the wait (as at a
+    // CTA barrier), so a group that has not arrived yet is not blocked behind the warp's wait.
+    if (w.its && !its_bar_arrive(w, uint32_t(&d - cx.prog->code.data()), kClusterBarrierId, 0))
+      return;
     cluster_wait(cx, w);  // blocks the warp (at_barrier) until the phase completes
   }
 }

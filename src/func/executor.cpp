@@ -389,7 +389,10 @@ static void its_after_step(ExecContext& cx, Warp& w, uint32_t pc) {
     // The lanes a CTA barrier still waited for exited: the warp arrives now.
     s.bar_lanes = 0;
     for (ItsSplit& x : s.splits) x.bwait = false;
-    barrier_arrive(cx, w, cx.prog->code[s.bar_pc], s.bar_id, s.bar_count, true, nullptr);
+    if (s.bar_id == kClusterBarrierId)  // barrier.cluster.wait (exec_cluster.cpp)
+      cluster_wait(cx, w);
+    else
+      barrier_arrive(cx, w, cx.prog->code[s.bar_pc], s.bar_id, s.bar_count, true, nullptr);
   }
   // One group with one entry: converged, nobody waits.
   if (s.splits.size() == 1 && w.stack.size() == 1 && !s.splits[0].wsync) return;

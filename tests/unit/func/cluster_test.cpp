@@ -356,5 +356,75 @@ TEST(Cluster, ExitedThreadsDoNotHoldUpTheClusterBarrier) {
   EXPECT_EQ(res.ctas, 2u);
 }
 
+// Rank 0 initialises an mbarrier expecting 33 arrivals (its own 32 threads + rank 1's thread 0
+// on the remote form), the cluster synchronises, rank 1's thread 0 writes a flag word into rank
+// 0's shared memory and arrives remotely; rank 0 spins on try_wait and then reads the flag.
+const char* kRemoteArriveKernel = R"(
+.visible .entry remote_arrive(.param .u64 out) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 flag;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, bar;
+  mov.u32 %r4, flag;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.eq.u32 %p2, %r2, 0;
+  @%p2 bra RANK0_INIT;
+  bra SYNC;
+RANK0_INIT:
+  @%p1 mbarrier.init.shared::cta.b64 [%r3], 33;
+  @%p1 st.shared.u32 [%r4], 0;
+SYNC:
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  @%p2 bra RANK0;
+  @%p1 bra WORK;                            // lane 0 of rank 1 does the remote work
+  bra END;
+WORK:
+  mov.u32 %r8, 0;
+DELAY:                                      // 200 back edges: ITS yields to the other group
+  add.u32 %r8, %r8, 1;
+  setp.lt.u32 %p3, %r8, 200;
+  @%p3 bra DELAY;
+  mapa.shared::cluster.u32 %r5, %r4, 0;
+  st.shared::cluster.u32 [%r5], 77;
+  mapa.shared::cluster.u32 %r6, %r3, 0;
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];
+  bra END;
+RANK0:
+  mbarrier.arrive.shared::cta.b64 %rd1, [%r3];
+WAIT:
+  mbarrier.try_wait.shared::cta.b64 %p3, [%r3], %rd1;
+  @!%p3 bra WAIT;
+  ld.shared.u32 %r7, [%r4];
+  mul.wide.u32 %rd2, %r1, 4;
+  ld.param.u64 %rd3, [out];
+  add.u64 %rd4, %rd3, %rd2;
+  st.global.u32 [%rd4], %r7;
+END:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+)";
+
+TEST(Cluster, MbarrierArriveOnAPeerCta) {
+  // Also under independent thread scheduling: rank 1's lanes 1..31 reach the last
+  // barrier.cluster.wait while lane 0 still has its remote store and arrive to do (they wait
+  // for it as a thread group instead of blocking the whole warp).
+  for (bool its : {false, true}) {
+    func::DeviceOptions o;
+    o.its = its;
+    PtxRunner r(o);
+    r.load(sm90(kRemoteArriveKernel));
+    const Addr out = r.upload(std::vector<uint32_t>(32, 0));
+    launch_cluster(r, "remote_arrive", Dim3{2, 1, 1}, Dim3{32, 1, 1}, Dim3{2, 1, 1}, out);
+    EXPECT_EQ(r.download<uint32_t>(out, 32), std::vector<uint32_t>(32, 77u)) << "its " << its;
+  }
+}
+
 }  // namespace
 }  // namespace simtlab::testing
