@@ -315,6 +315,9 @@ int main() {
     cudaFree(d);
   }
 
-  std::printf("%s\n", failures ? "FAILED" : "PASSED");
+  if (failures)
+    std::printf("FAILED: %d mismatches\n", failures);
+  else
+    std::printf("PASSED\n");
   return failures ? 1 : 0;
 }
