@@ -605,7 +605,6 @@ static void cluster_check(ClusterState& c) {
   if (c.arrived == 0 || c.arrived < live) return;
   c.arrived = 0;
   ++c.phase;
-  ++c.phases_done;
   for (Cta* t : c.ctas)
     if (t)
       for (auto& wp : t->warps) wp->cluster_arrived = 0;

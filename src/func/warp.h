@@ -160,7 +160,6 @@ struct ClusterState {
   uint32_t arrived = 0;        // live threads that arrived in the current phase
   uint32_t phase = 0;          // completed phases
   std::vector<Warp*> waiting;  // warps blocked in barrier.cluster.wait
-  uint64_t phases_done = 0;    // statistics
   // Called when a phase completes (timing engines wake the SMs hosting the cluster); empty
   // in functional mode.
   std::function<void()> on_release;

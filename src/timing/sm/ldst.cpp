@@ -140,8 +140,9 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
     const uint32_t banks = p_.smem_banks;
     uint32_t words_per_bank[64] = {};
     uint64_t seen[64][8];
+    const LaneMask local = lanes & ~rec.dsmem;  // lanes in this CTA's own shared memory
     for (uint32_t l = 0; l < 32; ++l) {
-      if (!((lanes >> l) & 1) || ((rec.dsmem >> l) & 1)) continue;
+      if (!((local >> l) & 1)) continue;
       const uint64_t first = rec.addr[l] / 4, last = (rec.addr[l] + size - 1) / 4;
       for (uint64_t w = first; w <= last; ++w) {
         const uint32_t b = uint32_t(w % banks);
