@@ -293,8 +293,8 @@ class Decoder {
         d.aspace = resolve_space(P, k, in, d, sym_space);
         h = select_mem_for(in, d.aspace);
       } else {
-        for (auto sel : {select_ctrl, select_misc, select_int, select_float, select_cvt, select_mem,
-                         select_warp, select_mma_sync, select_async}) {
+        for (auto sel : {select_cluster, select_ctrl, select_misc, select_int, select_float,
+                         select_cvt, select_mem, select_warp, select_mma_sync, select_async}) {
           h = sel(in);
           if (h) break;
         }

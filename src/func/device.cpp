@@ -103,6 +103,47 @@ std::string Device::check_launch(const Program& k, Dim3 grid, Dim3 block, uint32
   return {};
 }
 
+std::string Device::check_cluster(const Program& k, Dim3 grid, Dim3 cluster) const {
+  const auto& f = k.ir->funcs[k.kernel_func];
+  if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0)
+    return fmt::format("cluster dimensions ({},{},{}) must be non-zero", cluster.x, cluster.y,
+                       cluster.z);
+  if (f.reqnctapercluster.x && !(cluster == f.reqnctapercluster))
+    return fmt::format(
+        "cluster dimensions ({},{},{}) differ from the kernel's __cluster_dims__ "
+        "(.reqnctapercluster {},{},{})",
+        cluster.x, cluster.y, cluster.z, f.reqnctapercluster.x, f.reqnctapercluster.y,
+        f.reqnctapercluster.z);
+  if (grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z)
+    return fmt::format("grid ({},{},{}) is not a multiple of the cluster dimensions ({},{},{})",
+                       grid.x, grid.y, grid.z, cluster.x, cluster.y, cluster.z);
+  if (cluster.count() > max_cluster_size)
+    return fmt::format("{} blocks per cluster ({},{},{}) exceed the limit of {}", cluster.count(),
+                       cluster.x, cluster.y, cluster.z, max_cluster_size);
+  if (f.maxclusterrank && cluster.count() > f.maxclusterrank)
+    return fmt::format("{} blocks per cluster exceed the kernel's .maxclusterrank {}",
+                       cluster.count(), f.maxclusterrank);
+  return {};
+}
+
+void join_clusters(const LaunchState& L, std::span<Cta* const> ctas,
+                   std::vector<std::unique_ptr<ClusterState>>& out) {
+  const Dim3 c = L.cluster;
+  const Dim3 n{L.grid.x / c.x, L.grid.y / c.y, L.grid.z / c.z};
+  out.clear();
+  out.resize(size_t(n.count()));
+  for (auto& p : out) p = std::make_unique<ClusterState>();
+  for (auto& p : out) p->ctas.assign(L.cluster_size(), nullptr);
+  for (Cta* t : ctas) {
+    const Dim3& b = t->ctaid;
+    const uint64_t id = b.x / c.x + uint64_t(n.x) * (b.y / c.y + uint64_t(n.y) * (b.z / c.z));
+    const uint32_t rank = b.x % c.x + c.x * (b.y % c.y + c.y * (b.z % c.z));
+    t->cluster = out[id].get();
+    t->cluster_rank = rank;
+    out[id]->ctas[rank] = t;
+  }
+}
+
 void prepare_launch(const Device& dev, LaunchState& L) {
   const Program& k = *L.prog;
   uint32_t dyn_off = k.layout.static_shared;
@@ -133,6 +174,18 @@ std::unique_ptr<LaunchState> Device::prepare(const Program& k, Dim3 grid, Dim3 b
   L->regs_per_thread = regs_per_thread ? regs_per_thread : k.estimated_regs;
   L->cooperative = opt.cooperative;
   L->carveout_pref = opt.carveout_pref;
+  {
+    const auto& f = k.ir->funcs[k.kernel_func];
+    if (opt.cluster.x) {
+      L->cluster = opt.cluster;
+      L->explicit_cluster = true;
+    } else if (f.reqnctapercluster.x) {
+      L->cluster = f.reqnctapercluster;
+      L->explicit_cluster = true;
+    }
+    const std::string why = check_cluster(k, grid, L->cluster);
+    if (!why.empty()) fatal("launch of {}: {}", k.name, why);
+  }
   if (opt.grid_workspace) {
     L->envreg[1] = opt.grid_workspace >> 32;
     L->envreg[2] = opt.grid_workspace & 0xffffffffu;
@@ -228,8 +281,36 @@ LaunchResult FunctionalEngine::run_impl(Device& dev, LaunchState& L, LaunchResul
           init_cta(*ctas.back(), L, Dim3{x, y, z}, linear, linear % L.num_sms);
           ptrs.push_back(ctas.back().get());
         }
+    std::vector<std::unique_ptr<ClusterState>> clusters;
+    if (L.has_clusters()) join_clusters(L, ptrs, clusters);
     run_ctas(cx, ptrs, dev.options().max_warp_insts_per_cta, &r.warp_insts, &r.thread_insts);
     r.ctas = ptrs.size();
+    return r;
+  }
+  if (L.has_clusters()) {
+    // Thread-block clusters: the CTAs of one cluster run together, taking turns (barrier.cluster
+    // and distributed shared memory need them co-resident); clusters run one after another.
+    const Dim3 c = L.cluster;
+    const uint32_t n = L.cluster_size();
+    std::vector<std::unique_ptr<Cta>> ctas(n);
+    for (auto& p : ctas) p = std::make_unique<Cta>();
+    std::vector<Cta*> ptrs(n);
+    for (uint32_t cz = 0; cz < L.grid.z; cz += c.z)
+      for (uint32_t cy = 0; cy < L.grid.y; cy += c.y)
+        for (uint32_t cx0 = 0; cx0 < L.grid.x; cx0 += c.x) {
+          ClusterState cs;
+          for (uint32_t rank = 0; rank < n; ++rank) {
+            const Dim3 id{cx0 + rank % c.x, cy + rank / c.x % c.y, cz + rank / (c.x * c.y)};
+            const uint32_t linear = id.x + L.grid.x * (id.y + L.grid.y * id.z);
+            init_cta(*ctas[rank], L, id, linear, linear % L.num_sms);
+            ctas[rank]->cluster = &cs;
+            ctas[rank]->cluster_rank = rank;
+            ptrs[rank] = ctas[rank].get();
+            cs.ctas.push_back(ptrs[rank]);
+          }
+          run_ctas(cx, ptrs, dev.options().max_warp_insts_per_cta, &r.warp_insts, &r.thread_insts);
+          r.ctas += n;
+        }
     return r;
   }
   Cta cta;

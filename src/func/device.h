@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,9 @@ class Device {
                                        uint32_t regs_per_thread = 0, const LaunchOptions& opt = {});
   /// Check a launch configuration; returns an error message or empty.
   std::string check_launch(const Program& k, Dim3 grid, Dim3 block, uint32_t dynamic_shared) const;
+  /// Check thread-block cluster dimensions against the grid, the kernel's cluster directives
+  /// and max_cluster_size; returns an error message or empty.
+  std::string check_cluster(const Program& k, Dim3 grid, Dim3 cluster) const;
 
   void set_engine(std::unique_ptr<Engine> e) { engine_ = std::move(e); }
   Engine* engine() { return engine_.get(); }
@@ -159,6 +163,7 @@ class Device {
   DeviceOptions& options() { return opt_; }
   uint32_t max_shared_per_block = 48 * 1024;  // set from the GPU preset
   uint32_t max_threads_per_block = 1024;
+  uint32_t max_cluster_size = 8;  // blocks per cluster (the runtime sets it per launch)
 
  private:
   DeviceOptions opt_;
@@ -185,5 +190,10 @@ class FunctionalEngine : public Engine {
 
 /// Fill the launch-wide state (sizes, local memory, shared layout) for a launch.
 void prepare_launch(const Device& dev, LaunchState& L);
+
+/// Group `ctas` (the whole grid, in linear order) into the launch's clusters: one ClusterState
+/// per cluster in `out`, each CTA's cluster and rank set.
+void join_clusters(const LaunchState& L, std::span<Cta* const> ctas,
+                   std::vector<std::unique_ptr<ClusterState>>& out);
 
 }  // namespace simtlab::func

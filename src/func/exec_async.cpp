@@ -105,6 +105,12 @@ uint8_t* shared_at(ExecContext& cx, const Warp& w, const DInst& d, unsigned j, u
                 fmt::format("invalid shared access of {} bytes at address {:#x}: misaligned "
                             "(needs {}-byte alignment)",
                             size, a, size));
+  if (a + size > s.size() &&
+      (a & kClusterSharedBit)) {  // a peer's (mbarrier.arrive.shared::cluster)
+    bool remote;
+    if (off) *off = a;
+    return cluster_shared(cx, w, d, l, a, size, true, &remote);
+  }
   if (a + size > s.size())
     guest_fault(cx, w, d, l,
                 fmt::format("invalid shared access of {} bytes at address {:#x}: outside the "
@@ -229,7 +235,8 @@ MbDesc parse_mb(const Instruction& in) {
     m.op = MbOp::test_wait;
   else if (has_mod(in, ".pending_count"))
     m.op = MbOp::pending_count;
-  if (in.space == ptx::Space::shared_cluster) m.op = MbOp::bad;
+  // shared::cluster: only arrive may name a peer CTA's mbarrier (exec_cluster.cpp addresses).
+  if (in.space == ptx::Space::shared_cluster && m.op != MbOp::arrive) m.op = MbOp::bad;
   return m;
 }
 

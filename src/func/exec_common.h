@@ -113,6 +113,15 @@ Handler select_misc(const ptx::Instruction& in);
 Handler select_mma(const ptx::Instruction& in);       // wmma.* (exec_mma.cpp)
 Handler select_mma_sync(const ptx::Instruction& in);  // mma/ldmatrix/stmatrix (exec_mma_sync.cpp)
 Handler select_async(const ptx::Instruction& in);     // cp.async/mbarrier/elect (exec_async.cpp)
+Handler select_cluster(
+    const ptx::Instruction& in);  // mapa/getctarank/barrier.cluster (exec_cluster.cpp)
+
+/// Host pointer of a shared-space access of `size` bytes at 32-bit shared address `a` that is
+/// not inside this CTA's shared memory: a shared::cluster address of a peer CTA (memory.h,
+/// kClusterSharedBit), or a fault naming what is wrong (rank out of range, exited CTA, offset
+/// outside the peer's shared memory). `*remote` is set when the target is another CTA.
+uint8_t* cluster_shared(ExecContext& cx, const Warp& w, const DInst& d, unsigned lane, uint64_t a,
+                        uint32_t size, bool write, bool* remote);
 /// cp.async (a global->shared copy; not commit/wait/mbarrier/bulk) (exec_async.cpp).
 bool is_async_copy(const ptx::Instruction& in);
 /// cp.async.commit_group.

@@ -91,9 +91,16 @@ inline uint8_t* resolve(ExecContext& cx, Warp& w, const DInst& d, unsigned l, ui
     }
     case MemSpace::shared: {
       std::vector<uint8_t>& s = cx.cta->shared;
-      if (a + size > s.size() || a + size < a) [[unlikely]]
+      if (a + size > s.size() || a + size < a) [[unlikely]] {
+        if (a & kClusterSharedBit) {  // a shared::cluster address (distributed shared memory)
+          bool remote = false;
+          uint8_t* p = cluster_shared(cx, w, d, l, a, size, write, &remote);
+          if (remote && cx.rec) cx.rec->dsmem |= 1u << l;
+          return p;
+        }
         fault(cx, w, d, l, write, sp, a, size,
               fmt::format("outside the CTA's {} bytes of shared memory", s.size()));
+      }
       return s.data() + a;
     }
     case MemSpace::local: {
@@ -398,6 +405,7 @@ void h_cvta(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
   uint64_t base = 0;
   switch (d.in->space) {
     case Space::shared:
+    case Space::shared_cluster:  // the shared::cluster window holds the shared::cta window
       base = kSharedWindow;
       break;
     case Space::local:
@@ -421,7 +429,10 @@ void h_isspacep(ExecContext&, Warp& w, const DInst& d, LaneMask e) {
     const uint64_t x = a[l];
     bool in;
     switch (d.in->space) {
-      case Space::shared:
+      case Space::shared:  // isspacep.shared::cta: this CTA's part of the window
+        in = x - kSharedWindow < kClusterSharedBit;
+        break;
+      case Space::shared_cluster:
         in = x - kSharedWindow < kWindowSize;
         break;
       case Space::local:

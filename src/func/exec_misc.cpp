@@ -56,6 +56,13 @@ void h_mov_pack(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
 
 template <Sreg S>
 void h_sreg(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
+  if constexpr (S == Sreg::is_explicit_cluster) {
+    if (d.op[0].kind == DOp::k_pred) {  // mov.pred p, %is_explicit_cluster
+      uint32_t& p = w.P[d.op[0].slot];
+      p = (p & ~e) | (cx.launch->explicit_cluster ? e : 0);
+      return;
+    }
+  }
   uint64_t* D = dst_lanes(w, d.op[0]);
   const unsigned c = d.op[1].comp;
   const LaunchState& L = *cx.launch;
@@ -114,19 +121,20 @@ void h_sreg(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
     else if constexpr (S == Sreg::aggr_smem_size)
       v = L.shared_bytes;
     else if constexpr (S == Sreg::is_explicit_cluster)
-      v = 0;
-    else if constexpr (S == Sreg::clusterid)
-      v = dim(cx.cta->ctaid, c);
+      v = L.explicit_cluster;
+    else if constexpr (S == Sreg::clusterid)  // clusters tile the grid (launch checks divide)
+      v = dim(cx.cta->ctaid, c) / dim(L.cluster, c);
     else if constexpr (S == Sreg::nclusterid)
-      v = dim(L.grid, c);
+      v = dim(L.grid, c) / dim(L.cluster, c);
     else if constexpr (S == Sreg::cluster_ctaid)
-      v = 0;
+      v = dim(cx.cta->ctaid, c) % dim(L.cluster, c);
     else if constexpr (S == Sreg::cluster_nctaid)
-      v = 1;
-    else if constexpr (S == Sreg::cluster_ctarank)
-      v = 0;
-    else if constexpr (S == Sreg::cluster_nctarank)
-      v = 1;
+      v = dim(L.cluster, c);
+    else if constexpr (S == Sreg::cluster_ctarank) {  // x fastest within the cluster
+      const Dim3& b = cx.cta->ctaid;
+      v = b.x % L.cluster.x + L.cluster.x * (b.y % L.cluster.y + L.cluster.y * (b.z % L.cluster.z));
+    } else if constexpr (S == Sreg::cluster_nctarank)
+      v = L.cluster_size();
     else
       v = 0;
     D[l] = v & mask;
@@ -368,6 +376,8 @@ Handler select_misc(const Instruction& in) {
   switch (in.op) {
     case Op::mov: {
       if (in.ops.size() < 2) return nullptr;
+      if (in.type == Type::pred && in.ops[1].kind == OperandKind::sreg)
+        return select_sreg(in.ops[1].sreg);  // mov.pred p, %is_explicit_cluster
       if (in.type == Type::pred) return &h_mov_pred;
       if (in.ops[0].kind == OperandKind::vec) return &h_mov_unpack;
       if (in.ops[1].kind == OperandKind::vec) return &h_mov_pack;

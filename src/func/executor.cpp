@@ -83,6 +83,9 @@ void init_cta(Cta& cta, const LaunchState& L, Dim3 ctaid, uint32_t linear_id, ui
   cta.threads = nthreads;
   cta.live_threads = nthreads;
   cta.relssp_count = cta.relssp_fires = 0;
+  cta.cluster = nullptr;  // the engine joins clustered CTAs to their ClusterState
+  cta.cluster_rank = 0;
+  cta.solo.reset();
   const uint32_t stride = uint32_t(align_up(L.local_bytes_per_thread, 16));
   cta.local.assign(size_t(stride) * nwarps * kMaxWarpSize, 0);
   cta.warps.resize(nwarps);
@@ -97,6 +100,8 @@ void init_cta(Cta& cta, const LaunchState& L, Dim3 ctaid, uint32_t linear_id, ui
     w.relssp_r = w.relssp_done = 0;
     w.carry = 0;
     w.at_barrier = false;
+    w.cluster_arrived = 0;
+    w.cluster_phase = 0;
     w.insts = 0;
     w.loop = LoopWatch{};
     w.hw_warp_id = wi;
@@ -384,7 +389,10 @@ static void its_after_step(ExecContext& cx, Warp& w, uint32_t pc) {
     // The lanes a CTA barrier still waited for exited: the warp arrives now.
     s.bar_lanes = 0;
     for (ItsSplit& x : s.splits) x.bwait = false;
-    barrier_arrive(cx, w, cx.prog->code[s.bar_pc], s.bar_id, s.bar_count, true, nullptr);
+    if (s.bar_id == kClusterBarrierId)  // barrier.cluster.wait (exec_cluster.cpp)
+      cluster_wait(cx, w);
+    else
+      barrier_arrive(cx, w, cx.prog->code[s.bar_pc], s.bar_id, s.bar_count, true, nullptr);
   }
   // One group with one entry: converged, nobody waits.
   if (s.splits.size() == 1 && w.stack.size() == 1 && !s.splits[0].wsync) return;
@@ -476,6 +484,8 @@ void thread_exit(ExecContext& cx, Warp& w, LaneMask m) {
   cx.cta->live_threads -= uint32_t(__builtin_popcount(m));
   if (cx.cta->relssp_count) relssp_exit(cx, w, m);  // relssp: exited threads count as released
   if (w.done()) barrier_recheck(cx, *cx.cta);
+  if (cx.cta->cluster) [[unlikely]]
+    cluster_thread_exit(cx, w, m);  // exited threads no longer hold up barrier.cluster
 }
 
 // ---- relssp (thesis ch. 3) ------------------------------------------------------------------
@@ -571,6 +581,64 @@ void barrier_arrive(ExecContext& cx, Warp& w, const DInst& d, uint32_t id, uint3
 
 void barrier_recheck(ExecContext& cx, Cta& cta) {
   for (auto& b : cta.barriers) barrier_check(cx, cta, b);
+}
+
+// ---- cluster barrier (barrier.cluster, PTX ISA 9.7.13.4) ------------------------------------
+// Each thread arrives once per phase (barrier.cluster.arrive); barrier.cluster.wait blocks
+// until every non-exited thread of every CTA of the cluster has arrived in the phase the
+// waiting thread arrived in. Threads that exit stop counting (they are never waited for).
+
+ClusterState& cluster_of(Cta& cta) {
+  if (!cta.cluster) {
+    cta.solo = std::make_unique<ClusterState>();
+    cta.solo->ctas.push_back(&cta);
+    cta.cluster = cta.solo.get();
+    cta.cluster_rank = 0;
+  }
+  return *cta.cluster;
+}
+
+static void cluster_check(ClusterState& c) {
+  uint32_t live = 0;
+  for (const Cta* t : c.ctas)
+    if (t) live += t->live_threads;
+  if (c.arrived == 0 || c.arrived < live) return;
+  c.arrived = 0;
+  ++c.phase;
+  for (Cta* t : c.ctas)
+    if (t)
+      for (auto& wp : t->warps) wp->cluster_arrived = 0;
+  for (Warp* w : c.waiting) w->at_barrier = false;
+  c.waiting.clear();
+  if (c.on_release) c.on_release();
+}
+
+void cluster_arrive(ExecContext& cx, Warp& w, const DInst& d, LaneMask lanes) {
+  ClusterState& c = cluster_of(*cx.cta);
+  if (lanes & w.cluster_arrived)
+    guest_fault(cx, w, d, unsigned(__builtin_ctz(lanes & w.cluster_arrived)),
+                "barrier.cluster.arrive twice in one phase (no barrier.cluster.wait between)");
+  w.cluster_arrived |= lanes;
+  w.cluster_phase = c.phase;
+  c.arrived += uint32_t(__builtin_popcount(lanes));
+  cluster_check(c);
+}
+
+bool cluster_wait(ExecContext& cx, Warp& w) {
+  ClusterState& c = cluster_of(*cx.cta);
+  if (c.phase != w.cluster_phase) return true;  // the phase it arrived in has completed
+  w.at_barrier = true;
+  w.barrier_id = kClusterBarrierId;
+  c.waiting.push_back(&w);
+  return false;
+}
+
+void cluster_thread_exit(ExecContext& cx, Warp& w, LaneMask m) {
+  ClusterState& c = *cx.cta->cluster;
+  const LaneMask gone = m & w.cluster_arrived;
+  w.cluster_arrived &= ~gone;
+  c.arrived -= uint32_t(__builtin_popcount(gone));
+  cluster_check(c);
 }
 
 // ---- calls ---------------------------------------------------------------------------------
@@ -830,6 +898,7 @@ inline void step_impl(ExecContext& cx, Warp& w, WarpInstRecord* rec) {
     rec->active = active;
     rec->exec = exec;
     rec->space = MemSpace::none;
+    rec->dsmem = 0;
     rec->is_load = rec->is_store = rec->is_atomic = false;
     rec->branch = rec->divergent = rec->barrier = rec->mem_fence = rec->relssp_release = false;
     rec->texels.clear();
@@ -992,8 +1061,12 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_
       for (auto& wp : live->warps) {
         const Warp& w = *wp;
         if (w.done()) continue;
-        s += fmt::format("\n    warp {}: waits at barrier {} at {}", w.index, w.barrier_id,
-                         cx.prog->where(w.pc() ? w.pc() - 1 : 0));
+        if (w.barrier_id == kClusterBarrierId)
+          s += fmt::format("\n    warp {}: waits at barrier.cluster.wait at {}", w.index,
+                           cx.prog->where(w.pc() ? w.pc() - 1 : 0));
+        else
+          s += fmt::format("\n    warp {}: waits at barrier {} at {}", w.index, w.barrier_id,
+                           cx.prog->where(w.pc() ? w.pc() - 1 : 0));
       }
       throw GuestDeadlock(s);
     }

@@ -66,6 +66,16 @@ void barrier_arrive(ExecContext& cx, Warp& w, const DInst& d, uint32_t id, uint3
 /// A warp left the CTA: complete barriers that were only waiting for it.
 void barrier_recheck(ExecContext& cx, Cta& cta);
 
+/// The cluster of `cta` (a cluster of one, created on demand, when it has none).
+ClusterState& cluster_of(Cta& cta);
+/// barrier.cluster.arrive by lanes `lanes` of `w` (a fault if one already arrived this phase).
+void cluster_arrive(ExecContext& cx, Warp& w, const DInst& d, LaneMask lanes);
+/// barrier.cluster.wait: true when the phase `w` arrived in has completed, else the warp
+/// blocks (at_barrier, barrier_id == kClusterBarrierId) until it does.
+bool cluster_wait(ExecContext& cx, Warp& w);
+/// Lanes `m` of `w` exited: they no longer hold up the cluster barrier.
+void cluster_thread_exit(ExecContext& cx, Warp& w, LaneMask m);
+
 void call_enter(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, uint32_t callee,
                 LaneMask lanes);
 void call_builtin(ExecContext& cx, Warp& w, const DInst& d, const CallDesc& c, LaneMask lanes);

@@ -34,6 +34,16 @@ inline constexpr Addr kParamWindow = 0x0000'0302'0000'0000ull;
 /// Timing aliases of host-mapped allocations (see GlobalMemory::timing_address).
 inline constexpr Addr kHostAliasBase = 0x0000'0310'0000'0000ull;
 inline constexpr Addr kWindowSize = 0x1'0000'0000ull;
+/// shared::cluster addresses (sm_90 distributed shared memory). A 32-bit shared-space address
+/// below kClusterSharedBit is a shared::cta address (this CTA's shared memory, contained in the
+/// shared::cluster window, PTX ISA 5.1.4); one with the bit set names the shared memory of the
+/// CTA of rank (a >> kClusterRankShift) & kClusterRankMask in the cluster, at offset
+/// a & kClusterOffsetMask. `mapa` produces them; generic addresses are kSharedWindow + that
+/// 32-bit address, so cvta between generic and shared::cluster stays a subtraction.
+inline constexpr uint32_t kClusterSharedBit = 0x8000'0000u;
+inline constexpr uint32_t kClusterRankShift = 24;
+inline constexpr uint32_t kClusterRankMask = 0x7f;
+inline constexpr uint32_t kClusterOffsetMask = 0x00ff'ffffu;
 /// cudaMalloc alignment (CUDA guarantees at least 256 bytes).
 inline constexpr uint64_t kAllocAlign = 256;
 

@@ -33,6 +33,9 @@ struct WarpInstRecord {
   // filtering 2, 4 or 8 (1D, 2D, 3D); border texels read no memory. For CUDA arrays these are
   // addresses in the array's storage.
   std::vector<Addr> texels;
+  // Shared-space accesses: lanes that reached another CTA's shared memory of the cluster
+  // (distributed shared memory, sm_90); their addr is the shared::cluster address.
+  LaneMask dsmem = 0;
 
   // control
   bool branch = false;     // a bra/call/ret/exit

@@ -105,7 +105,11 @@ struct Warp {
   Cta* cta = nullptr;
   uint32_t tid[3][kMaxWarpSize] = {};  // %tid.{x,y,z} per lane
   bool at_barrier = false;             // waiting at a CTA barrier
-  uint32_t barrier_id = 0;
+  uint32_t barrier_id = 0;             // (kClusterBarrierId: barrier.cluster.wait)
+  // barrier.cluster (sm_90): lanes that arrived in the cluster barrier's current phase, and
+  // the phase of the warp's last arrival (its wait completes once the phase moved past it).
+  LaneMask cluster_arrived = 0;
+  uint32_t cluster_phase = 0;
   uint64_t insts = 0;       // warp instructions executed
   uint32_t hw_warp_id = 0;  // %warpid (slot on the SM)
   LoopWatch loop;
@@ -143,6 +147,24 @@ struct BarrierState {
   std::vector<Warp*> waiting;
 };
 
+struct Cta;
+
+/// barrier_id of a warp waiting at barrier.cluster.wait (CTA barriers are 0..15).
+inline constexpr uint32_t kClusterBarrierId = 16;
+
+/// A thread-block cluster (sm_90): its CTAs, co-resident, by %cluster_ctarank, and the cluster
+/// barrier (barrier.cluster.arrive/wait). Engines create one per cluster when the launch has
+/// clusters (LaunchState::has_clusters); a CTA without one is a cluster of itself.
+struct ClusterState {
+  std::vector<Cta*> ctas;      // by rank; null once that CTA has retired (timing engines)
+  uint32_t arrived = 0;        // live threads that arrived in the current phase
+  uint32_t phase = 0;          // completed phases
+  std::vector<Warp*> waiting;  // warps blocked in barrier.cluster.wait
+  // Called when a phase completes (timing engines wake the SMs hosting the cluster); empty
+  // in functional mode.
+  std::function<void()> on_release;
+};
+
 struct Cta {
   Dim3 ctaid;
   uint32_t linear_id = 0;
@@ -156,6 +178,11 @@ struct Cta {
   // relssp: live threads whose release bit is set, and how often the release fired (the block's
   // shared scratchpad region is released when every live thread has executed relssp).
   uint32_t relssp_count = 0, relssp_fires = 0;
+  // Thread-block cluster: the cluster this CTA belongs to and its rank there (null: a cluster
+  // of one, created on first use in `solo`).
+  ClusterState* cluster = nullptr;
+  uint32_t cluster_rank = 0;
+  std::unique_ptr<ClusterState> solo;
   bool done() const { return live_threads == 0; }
 };
 
@@ -229,6 +256,12 @@ struct LaunchState {
   // back edges a thread group runs before it yields (sim.its_yield_backedges).
   bool its = false;
   uint32_t its_yield_backedges = 64;
+  // Thread-block clusters (sm_90): CTAs per cluster ({1,1,1}: none), whether the launch named
+  // a cluster (%is_explicit_cluster), and whether engines must form clusters.
+  Dim3 cluster{1, 1, 1};
+  bool explicit_cluster = false;
+  bool has_clusters() const { return cluster.x * cluster.y * cluster.z > 1; }
+  uint32_t cluster_size() const { return cluster.x * cluster.y * cluster.z; }
 };
 
 /// Extra launch properties beyond the configuration.
@@ -238,6 +271,9 @@ struct LaunchOptions {
   // cudaFuncAttributePreferredSharedMemoryCarveout of the kernel: percent of the largest
   // shared capacity, -1 = no preference. Only the timing model's unified L1/shared uses it.
   int carveout_pref = -1;
+  // Thread-block cluster dimensions from the launch (cudaLaunchAttributeClusterDimension);
+  // {0,0,0}: none given, the kernel's .reqnctapercluster (if any) applies.
+  Dim3 cluster{0, 0, 0};
 };
 
 }  // namespace simtlab::func

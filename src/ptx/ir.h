@@ -273,6 +273,10 @@ struct Function {
   // Performance directives (0 = absent).
   Dim3 maxntid{0, 0, 0}, reqntid{0, 0, 0};
   uint32_t minnctapersm = 0, maxnreg = 0, maxclusterrank = 0;
+  // Thread-block clusters (sm_90): .reqnctapercluster dimensions (0 = absent) and
+  // .explicitcluster (the kernel must be launched with a cluster).
+  Dim3 reqnctapercluster{0, 0, 0};
+  bool explicitcluster = false;
   bool noreturn = false;
   std::vector<std::string> pragmas;
   uint32_t line = 0, col = 0;

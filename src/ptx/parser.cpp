@@ -621,12 +621,11 @@ void Parser::parse_perf_directives(Function& f) {
     } else if (t.text == ".maxclusterrank") {
       take();
       f.maxclusterrank = uint32_t(expect_int("cluster rank"));
-    } else if (t.text == ".reqnctapercluster" || t.text == ".explicitcluster") {
-      Dim3 d;
-      if (t.text == ".explicitcluster")
-        take();
-      else
-        dims(d);
+    } else if (t.text == ".reqnctapercluster") {
+      dims(f.reqnctapercluster);
+    } else if (t.text == ".explicitcluster") {
+      take();
+      f.explicitcluster = true;
     } else if (t.text == ".noreturn") {
       take();
       f.noreturn = true;
@@ -1199,6 +1198,8 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
       case Op::isspacep:
       case Op::prefetch:
       case Op::tex:
+      case Op::mapa:
+      case Op::getctarank:
         in.space = *sp;
         return;
       case Op::fence:  // fence.proxy.async.shared::cta / .global (state space of the proxy fence)
@@ -1250,6 +1251,19 @@ void Parser::apply_modifier(Instruction& in, const Token& t) {
     }
     if (s == ".arrive") {
       in.flags |= IF_ARRIVE;
+      return;
+    }
+    if (s == ".wait" && op == Op::barrier) {  // barrier.cluster.wait (sm_90)
+      in.flags |= IF_SYNC;
+      return;
+    }
+    if (op == Op::barrier && s == ".cluster") {  // barrier.cluster.{arrive,wait} (sm_90)
+      in.scope = Scope::cluster;
+      return;
+    }
+    if (op == Op::barrier && in.scope == Scope::cluster &&
+        (s == ".relaxed" || s == ".release" || s == ".acquire")) {
+      in.sem = s == ".relaxed" ? Sem::relaxed : s == ".release" ? Sem::release : Sem::acquire;
       return;
     }
     if (s == ".red") {
@@ -2041,6 +2055,11 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
     case Op::barrier:
       if (in.has(IF_WARP)) {
         need_ops(1, 1);
+      } else if (in.scope == Scope::cluster) {
+        // barrier.cluster.arrive{.release,.relaxed}{.aligned} / barrier.cluster.wait{.acquire}
+        need_ops(0, 0);
+        if (in.has(IF_SYNC) == in.has(IF_ARRIVE) || in.has(IF_RED))
+          err(op_tok, "barrier.cluster needs exactly one of .arrive and .wait");
       } else if (in.has(IF_RED)) {
         need_type();
         in.ndst = 1;
@@ -2119,6 +2138,11 @@ void Parser::validate_instruction(Instruction& in, const Token& op_tok,
       break;
     case Op::getctarank:
       in.ndst = 1;
+      need_ops(2, 2);
+      break;
+    case Op::mapa:
+      in.ndst = 1;
+      need_ops(3, 3);
       break;
     case Op::fns:
       in.ndst = 1;
@@ -2412,6 +2436,14 @@ void Parser::check_operands(Instruction& in, const std::vector<const Token*>& to
       break;
     case Op::isspacep:
       ex[0] = {Type::pred, false};
+      break;
+    case Op::mapa:  // mapa.type d, a, rank: the rank is a 32-bit integer
+      all(T);
+      ex.back() = {Type::u32, false};
+      break;
+    case Op::getctarank:  // getctarank.type d, a: the rank is a 32-bit integer
+      all(T);
+      ex[0] = {Type::u32, false};
       break;
     case Op::bar:
     case Op::barrier:

@@ -373,6 +373,12 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
           ? k->max_dynamic_shared
           : int(rt.params().sm.max_shared_per_block - k->prog->layout.static_shared);
   attr->preferredShmemCarveout = k->carveout_pref;
+  // Thread-block clusters: compile-time dimensions (__cluster_dims__ -> .reqnctapercluster).
+  attr->clusterDimMustBeSet = f.explicitcluster && !f.reqnctapercluster.x;
+  attr->requiredClusterWidth = int(f.reqnctapercluster.x);
+  attr->requiredClusterHeight = int(f.reqnctapercluster.x ? f.reqnctapercluster.y : 0);
+  attr->requiredClusterDepth = int(f.reqnctapercluster.x ? f.reqnctapercluster.z : 0);
+  attr->nonPortableClusterSizeAllowed = k->nonportable_cluster;
   return cudaSuccess;
 }
 
@@ -397,6 +403,10 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
       if (value < -1 || value > 100) return rt.ret(cudaErrorInvalidValue);
       k->carveout_pref = value;
       return cudaSuccess;
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:
+      if (value != 0 && value != 1) return rt.ret(cudaErrorInvalidValue);
+      k->nonportable_cluster = value != 0;
+      return cudaSuccess;
     default:
       return cudaSuccess;  // other attributes (cluster dimensions, ...) change nothing simulated
   }
@@ -412,6 +422,40 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlock
   auto* k = kernel_for(rt, func, &e);
   if (!k) return rt.ret(e);
   *numBlocks = rt.occupancy_blocks(*k->prog, blockSize, dynamicSMemSize);
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, const void* func,
+                                           const cudaLaunchConfig_t* config) {
+  // Clusters of the launch (its cluster attribute, else the kernel's __cluster_dims__) that can
+  // be resident at once as simtlab places them: one CTA of a cluster per SM of one GPC, so a
+  // GPC of n SMs holding P CTAs each takes floor(n * P / size) clusters (size <= n).
+  Runtime& rt = Runtime::get();
+  if (!numClusters || !config) return rt.ret(cudaErrorInvalidValue);
+  cudaError_t e;
+  auto* k = kernel_for(rt, func, &e);
+  if (!k) return rt.ret(e);
+  const auto& f = k->prog->ir->funcs[k->prog->kernel_func];
+  simtlab::Dim3 c = f.reqnctapercluster.x ? f.reqnctapercluster : simtlab::Dim3{1, 1, 1};
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == cudaLaunchAttributeClusterDimension) {
+      const auto& d = config->attrs[i].val.clusterDim;
+      c = simtlab::Dim3{d.x, d.y, d.z};
+    }
+  const uint64_t size = c.count();
+  const uint32_t limit = k->nonportable_cluster ? rt.params().gpu.max_cluster_size_nonportable
+                                                : rt.params().gpu.max_cluster_size;
+  if (size == 0 || size > limit) return rt.ret(cudaErrorInvalidClusterSize);
+  const dim3 b = config->blockDim;
+  const uint64_t per_sm =
+      uint64_t(rt.occupancy_blocks(*k->prog, int(b.x * b.y * b.z), config->dynamicSmemBytes));
+  const uint32_t n = rt.params().gpu.num_sms, G = std::max(rt.params().gpu.gpcs, 1u);
+  uint64_t total = 0;
+  for (uint32_t g = 0; g < G; ++g) {
+    const uint32_t sms = n / G + (g < n % G ? 1 : 0);
+    if (size <= sms) total += sms * per_sm / size;
+  }
+  *numClusters = int(total);
   return cudaSuccess;
 }
 

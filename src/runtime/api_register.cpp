@@ -109,17 +109,17 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
   auto* k = rt.kernel_by_handle(func);
   if (!k) return rt.ret(cudaErrorInvalidDeviceFunction);
   bool cooperative = false;
+  simtlab::Dim3 cluster{0, 0, 0};  // none given
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
     if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
-    if (a.id == cudaLaunchAttributeClusterDimension &&
-        (a.val.clusterDim.x > 1 || a.val.clusterDim.y > 1 || a.val.clusterDim.z > 1)) {
-      rt.unsupported("cudaLaunchKernelExC with thread-block clusters");
-      return rt.ret(cudaErrorNotSupported);
+    if (a.id == cudaLaunchAttributeClusterDimension) {
+      cluster = simtlab::Dim3{a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
+      if (!cluster.x || !cluster.y || !cluster.z) return rt.ret(cudaErrorInvalidClusterSize);
     }
   }
   return rt.launch(*k, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                   config->stream, cooperative);
+                   config->stream, cooperative, cluster);
 }
 
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func,

@@ -587,12 +587,44 @@ cudaError_t Runtime::prepare_launch(KernelRec& k, dim3 grid, dim3 block, void** 
   return cudaSuccess;
 }
 
+cudaError_t Runtime::check_cluster(KernelRec& k, dim3 grid, Dim3 cluster) {
+  const auto& f = k.prog->ir->funcs[k.prog->kernel_func];
+  const Dim3 c = cluster.x ? cluster : f.reqnctapercluster;
+  if (!c.x) {
+    if (!f.explicitcluster) return cudaSuccess;
+    warn(
+        fmt::format("launch of {} failed: the kernel is compiled with .explicitcluster but the "
+                    "launch gives no cluster dimensions (cudaLaunchAttributeClusterDimension)",
+                    k.name));
+    return ret(cudaErrorInvalidClusterSize);
+  }
+  if (params_.gpu.cc_major < 9) {
+    warn(
+        fmt::format("launch of {} failed: thread-block clusters need compute capability 9.0, "
+                    "the simulated GPU reports {}.{}",
+                    k.name, params_.gpu.cc_major, params_.gpu.cc_minor));
+    return ret(cudaErrorNotSupported);
+  }
+  dev_->max_cluster_size = k.nonportable_cluster ? params_.gpu.max_cluster_size_nonportable
+                                                 : params_.gpu.max_cluster_size;
+  const std::string why = dev_->check_cluster(*k.prog, Dim3{grid.x, grid.y, grid.z}, c);
+  if (why.empty()) return cudaSuccess;
+  warn(fmt::format("launch of {} failed: {}{}", k.name, why,
+                   c.count() > params_.gpu.max_cluster_size && !k.nonportable_cluster &&
+                           c.count() <= params_.gpu.max_cluster_size_nonportable
+                       ? " (cudaFuncAttributeNonPortableClusterSizeAllowed allows up to " +
+                             std::to_string(params_.gpu.max_cluster_size_nonportable) + ")"
+                       : ""));
+  return ret(cudaErrorInvalidClusterSize);
+}
+
 cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
-                            cudaStream_t s, bool cooperative) {
+                            cudaStream_t s, bool cooperative, Dim3 cluster) {
   if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
   std::vector<uint8_t> pbuf;
   if (const cudaError_t e = prepare_launch(k, grid, block, args, shared, &pbuf); e != cudaSuccess)
     return e;
+  if (const cudaError_t e = check_cluster(k, grid, cluster); e != cudaSuccess) return e;
   if (cooperative) {
     // Every CTA must be resident at once (CUDA Runtime API, cudaLaunchCooperativeKernel).
     const uint64_t per_sm =
@@ -607,13 +639,14 @@ cudaError_t Runtime::launch(KernelRec& k, dim3 grid, dim3 block, void** args, si
   }
   if (capture_of(s)) {
     KernelRec* kp = &k;
-    capture_op(s, "kernel", [this, kp, grid, block, shared, pbuf, cooperative](cudaStream_t st) {
-      std::lock_guard<std::mutex> lock(mutex());  // replayed by cudaGraphLaunch
-      return submit(*kp, grid, block, shared, pbuf, st, cooperative);
-    });
+    capture_op(s, "kernel",
+               [this, kp, grid, block, shared, pbuf, cooperative, cluster](cudaStream_t st) {
+                 std::lock_guard<std::mutex> lock(mutex());  // replayed by cudaGraphLaunch
+                 return submit(*kp, grid, block, shared, pbuf, st, cooperative, cluster);
+               });
     return cudaSuccess;
   }
-  return submit(k, grid, block, shared, std::move(pbuf), s, cooperative);
+  return submit(k, grid, block, shared, std::move(pbuf), s, cooperative, cluster);
 }
 
 Addr Runtime::coop_workspace() {
@@ -631,7 +664,8 @@ Addr Runtime::coop_workspace() {
 }
 
 cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
-                            std::vector<uint8_t> pbuf, cudaStream_t s, bool cooperative) {
+                            std::vector<uint8_t> pbuf, cudaStream_t s, bool cooperative,
+                            Dim3 cluster) {
   if (sticky_ != cudaSuccess) return sticky_;
   if (!stream(s)) return ret(cudaErrorInvalidResourceHandle);
   if (!k.prog) {  // a graph node replayed after cudaDeviceReset unloaded the module
@@ -646,6 +680,9 @@ cudaError_t Runtime::submit(KernelRec& k, dim3 grid, dim3 block, size_t shared,
   const uint32_t regs = ra.regs;
   func::LaunchOptions opt;
   opt.carveout_pref = k.carveout_pref;
+  opt.cluster = cluster;
+  dev_->max_cluster_size = k.nonportable_cluster ? params_.gpu.max_cluster_size_nonportable
+                                                 : params_.gpu.max_cluster_size;
   if (cooperative) {
     opt.cooperative = true;
     opt.grid_workspace = coop_workspace();

@@ -45,6 +45,9 @@ struct KernelRec {
   // (percent, -1: no preference).
   int max_dynamic_shared = -1;
   int carveout_pref = -1;
+  // cudaFuncAttributeNonPortableClusterSizeAllowed: clusters up to
+  // gpu.max_cluster_size_nonportable blocks instead of gpu.max_cluster_size.
+  bool nonportable_cluster = false;
 };
 
 struct VarRec {
@@ -166,14 +169,19 @@ class Runtime {
   // ---- launch ----
   std::vector<CallConfig>& call_stack();
   /// `cooperative`: cudaLaunchCooperativeKernel (every CTA resident at once, grid.sync()).
+  /// `cluster`: cudaLaunchAttributeClusterDimension ({0,0,0}: none given; the kernel's
+  /// __cluster_dims__ apply).
   cudaError_t launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
-                     cudaStream_t s, bool cooperative = false);
+                     cudaStream_t s, bool cooperative = false, Dim3 cluster = {0, 0, 0});
+  /// Check a launch's thread-block cluster configuration (cudaErrorInvalidClusterSize and a
+  /// warning naming what is wrong, or cudaSuccess).
+  cudaError_t check_cluster(KernelRec& k, dim3 grid, Dim3 cluster);
   /// Checks a launch and packs its arguments (the parameter buffer of `k`'s .param list).
   cudaError_t prepare_launch(KernelRec& k, dim3 grid, dim3 block, void** args, size_t shared,
                              std::vector<uint8_t>* pbuf);
   /// Runs (or queues) a checked launch whose arguments are packed.
   cudaError_t submit(KernelRec& k, dim3 grid, dim3 block, size_t shared, std::vector<uint8_t> pbuf,
-                     cudaStream_t s, bool cooperative = false);
+                     cudaStream_t s, bool cooperative = false, Dim3 cluster = {0, 0, 0});
 
   // ---- stream capture and graphs ----
   /// The capture stream `s` takes part in, or nullptr.

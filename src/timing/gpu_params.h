@@ -31,6 +31,11 @@ struct ChipParams {
   uint32_t cc_minor = 5;
   uint32_t kernel_launch_latency = 0;
   uint32_t max_concurrent_kernels = 16;
+  // Thread-block clusters (sm_90): the SMs form `gpcs` graphics processing clusters of
+  // consecutive SM ids (as even as possible); a cluster's CTAs run on SMs of one GPC.
+  uint32_t gpcs = 1;
+  uint32_t max_cluster_size = 8;
+  uint32_t max_cluster_size_nonportable = 16;
   void describe(config::Describer& d) {
     d.param("name", name, "", "Name reported by cudaGetDeviceProperties", "preset name");
     d.param("num_sms", num_sms, "SMs", "Streaming multiprocessors (shader cores)",
@@ -68,6 +73,22 @@ struct ChipParams {
             "Kernels of different streams that may run at once (1 = one kernel at a time)",
             "Fermi: up to 16 concurrent kernels (NVIDIA Fermi compute architecture whitepaper)")
         .range(1, 128);
+    d.param("gpcs", gpcs, "GPCs",
+            "Graphics processing clusters: SM ids are split into this many groups of consecutive "
+            "SMs (sizes differ by at most one); the CTAs of a thread-block cluster are launched "
+            "together on SMs of one GPC",
+            "assumption: 1 (every SM in one group) for presets without clusters")
+        .range(1, 64);
+    d.param("max_cluster_size", max_cluster_size, "CTAs",
+            "Portable thread-block cluster size limit (larger launches fail with "
+            "cudaErrorInvalidClusterSize)",
+            "CUDA C++ Programming Guide, Thread Block Clusters: 8 thread blocks is the portable "
+            "maximum")
+        .range(1, 64);
+    d.param("max_cluster_size_nonportable", max_cluster_size_nonportable, "CTAs",
+            "Cluster size limit for kernels with cudaFuncAttributeNonPortableClusterSizeAllowed",
+            "CUDA C++ Programming Guide: H100 supports a non-portable cluster size of 16")
+        .range(1, 64);
   }
 };
 

@@ -235,6 +235,11 @@ bool Gpu::dispatch(uint64_t now) {
       continue;
     }
     const func::LaunchState& L = *r.ctx.launch;
+    if (L.has_clusters()) [[unlikely]] {
+      dispatch_clusters(r, got, now);
+      if (r.next_cta < r.total) remaining = true;
+      continue;
+    }
     for (uint32_t k = 0; k < nsm && r.next_cta < r.total; ++k) {
       const uint32_t s = (rr_ + k) % nsm;
       if (got[s]) continue;
@@ -254,6 +259,55 @@ bool Gpu::dispatch(uint64_t now) {
   return remaining;
 }
 
+uint32_t Gpu::gpc_begin(uint32_t g) const {
+  const uint32_t n = uint32_t(sms_.size()), G = std::max(p_.gpu.gpcs, 1u);
+  const uint32_t base = n / G, extra = n % G;
+  return g * base + std::min(g, extra);
+}
+
+void Gpu::dispatch_clusters(Running& r, std::vector<uint8_t>& got, uint64_t now) {
+  // The CTAs of a cluster start together on SMs of one GPC (CUDA guide, Thread Block
+  // Clusters: "guaranteed to be co-scheduled on a GPU Processing Cluster"); a cluster waits
+  // until that many SMs of one GPC can each take one of its CTAs. GPCs are tried round-robin.
+  const func::LaunchState& L = *r.ctx.launch;
+  const uint32_t cs = L.cluster_size();
+  const uint32_t G = std::max(p_.gpu.gpcs, 1u);
+  const Dim3 c = L.cluster, g = L.grid;
+  std::vector<uint32_t> pick;
+  for (uint32_t gk = 0; gk < G && r.next_cta < r.total; ++gk) {
+    const uint32_t gpc = (gpc_rr_ + gk) % G;
+    pick.clear();
+    for (uint32_t s = gpc_begin(gpc); s < gpc_begin(gpc + 1) && pick.size() < cs; ++s) {
+      if (got[s]) continue;
+      if (r.ctx.carveout != KernelCtx::kNoCarveout && sms_[s]->carveout() != r.ctx.carveout)
+        sms_[s]->switch_carveout(r.ctx.carveout);
+      if (sms_[s]->fits(r.needs, &r.ctx)) pick.push_back(s);
+    }
+    if (pick.size() < cs) continue;
+    // Cluster number q in x-fastest order of the cluster grid; rank x-fastest inside it.
+    const uint64_t q = r.next_cta / cs;
+    const Dim3 n{g.x / c.x, g.y / c.y, g.z / c.z};
+    const Dim3 base{uint32_t(q % n.x) * c.x, uint32_t(q / n.x % n.y) * c.y,
+                    uint32_t(q / (uint64_t(n.x) * n.y)) * c.z};
+    r.clusters.push_back(std::make_unique<func::ClusterState>());
+    func::ClusterState* st = r.clusters.back().get();
+    st->ctas.assign(cs, nullptr);
+    std::vector<Sm*> hosts;
+    for (uint32_t s : pick) hosts.push_back(sms_[s].get());
+    st->on_release = [hosts] {  // warps of other SMs waited at barrier.cluster: wake them
+      for (Sm* h : hosts) h->wake();
+    };
+    for (uint32_t rank = 0; rank < cs; ++rank) {
+      const Dim3 id{base.x + rank % c.x, base.y + rank / c.x % c.y, base.z + rank / (c.x * c.y)};
+      const uint32_t linear = id.x + g.x * (id.y + g.y * id.z);
+      sms_[pick[rank]]->launch_cta(&r.ctx, r.needs, id, linear, now, st, rank);
+      got[pick[rank]] = 1;
+    }
+    r.next_cta += cs;
+  }
+  gpc_rr_ = (gpc_rr_ + 1) % G;
+}
+
 void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
   func::LaunchState& L = *op.launch;
   const func::Program& k = *L.prog;
@@ -270,6 +324,17 @@ void Gpu::start_kernel(func::Device& dev, func::StreamOp& op, uint64_t now) {
         k.name, L.block.count(), r->needs.regs, r->regs, r->needs.shared, p_.sm.registers,
         p_.sm.shared_bytes, p_.sm.max_threads, p_.sm.num_warps);
   L.num_sms = p_.gpu.num_sms;
+  if (L.has_clusters()) {
+    uint32_t smallest = UINT32_MAX;
+    for (uint32_t gi = 0; gi < std::max(p_.gpu.gpcs, 1u); ++gi)
+      smallest = std::min(smallest, gpc_begin(gi + 1) - gpc_begin(gi));
+    if (L.cluster_size() > smallest)
+      fatal(
+          "kernel {} cannot run on this GPU: its thread-block clusters of {} CTAs need {} SMs "
+          "of one GPC, and the smallest of the {} GPCs (gpu.gpcs) has {} SMs",
+          k.name, L.cluster_size(), L.cluster_size(), std::max(p_.gpu.gpcs, 1u), smallest);
+    for (auto& s : sms_) s->enable_cluster_stats();
+  }
   r->ctx.launch = &L;
   r->ctx.cx.gmem = &dev.memory();
   r->ctx.cx.heap = &dev.heap();

@@ -89,6 +89,9 @@ class Gpu : public func::Engine {
     std::unique_ptr<PcStats> pcs;                 // sim.per_pc_stats
     std::unique_ptr<IntervalRecorder> intervals;  // stats.interval > 0
     sharing::Plan share_plan;                     // sharing.mode != none
+    // Thread-block clusters: one state per launched cluster (its CTAs' SMs are woken when
+    // its barrier completes); next_cta counts CTAs in cluster order.
+    std::vector<std::unique_ptr<func::ClusterState>> clusters;
   };
 
   void run_streams_impl(func::Device& dev, std::vector<func::StreamOp>& ops);
@@ -101,6 +104,11 @@ class Gpu : public func::Engine {
   /// Livelock report, or empty when the running kernels are not livelocked.
   std::string livelock_report(uint64_t now);
   bool dispatch(uint64_t now);
+  /// Thread-block clusters: launch whole clusters of `r` on SMs of one GPC (gpu.gpcs) that
+  /// each fit one more CTA, at most one CTA per SM per cycle (`got`).
+  void dispatch_clusters(Running& r, std::vector<uint8_t>& got, uint64_t now);
+  /// First SM id of GPC `g` (g == gpcs: the SM count).
+  uint32_t gpc_begin(uint32_t g) const;
   std::string deadlock_report(uint64_t now, uint64_t quiet) const;
   std::string warp_dump() const;
   void print_progress(const std::chrono::steady_clock::time_point& wall0, uint64_t start, bool tty);
@@ -152,6 +160,7 @@ class Gpu : public func::Engine {
   func::LaunchResult failed_;
   bool has_failed_ = false;
   uint32_t rr_ = 0;
+  uint32_t gpc_rr_ = 0;  // thread-block clusters: the GPC tried first
   bool progress_ = false, progress_tty_ = true;
   uint64_t progress_ms_ = 500;
 };

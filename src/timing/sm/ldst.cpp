@@ -61,6 +61,16 @@ LdstUnit::LdstUnit(const SmParams& p, uint32_t sm_id, stats::Group& sm_stats, Sm
 
 LdstUnit::~LdstUnit() = default;
 
+void LdstUnit::enable_dsmem_stats(stats::Group& g) {
+  if (dsmem_insts_) return;
+  dsmem_insts_ = &g.counter("dsmem_insts", "warp instructions",
+                            "Shared-memory warp instructions with lanes in another CTA's shared "
+                            "memory of the cluster (distributed shared memory)");
+  dsmem_segments_ = &g.counter("dsmem_segments", "segments",
+                               "32-byte segments those instructions sent over the SM-to-SM "
+                               "network");
+}
+
 bool LdstUnit::idle() const {
   return queue_.empty() && live_.empty() && l1d_->idle() && l1c_->idle() && l1t_->idle() &&
          (!mrpb_ || mrpb_->empty());
@@ -109,12 +119,31 @@ void LdstUnit::generate(Entry& e, const func::WarpInstRecord& rec, uint64_t now)
   const uint32_t size = std::max<uint32_t>(1, rec.access_size);
   if (!lanes || rec.space == func::MemSpace::none) return;
   if (rec.space == func::MemSpace::shared) {
+    if (rec.dsmem & lanes) [[unlikely]] {
+      // Distributed shared memory: distinct 32-byte segments (addresses carry the peer's rank).
+      Addr segs[kMaxWarpSize];
+      uint32_t n = 0;
+      for (uint32_t l = 0; l < 32; ++l) {
+        if (!((rec.dsmem & lanes) >> l & 1)) continue;
+        for (Addr s = rec.addr[l] / 32; s <= (rec.addr[l] + size - 1) / 32; ++s) {
+          bool dup = false;
+          for (uint32_t k = 0; k < n && !dup; ++k) dup = segs[k] == s;
+          if (!dup && n < kMaxWarpSize) segs[n++] = s;
+        }
+      }
+      e.dsmem_segments = n;
+      if (dsmem_insts_) {
+        ++*dsmem_insts_;
+        *dsmem_segments_ += n;
+      }
+    }
     // Distinct 32-bit words per bank; the worst bank sets the number of passes.
     const uint32_t banks = p_.smem_banks;
     uint32_t words_per_bank[64] = {};
     uint64_t seen[64][8];
+    const LaneMask local = lanes & ~rec.dsmem;  // lanes in this CTA's own shared memory
     for (uint32_t l = 0; l < 32; ++l) {
-      if (!((lanes >> l) & 1)) continue;
+      if (!((local >> l) & 1)) continue;
       const uint64_t first = rec.addr[l] / 4, last = (rec.addr[l] + size - 1) / 4;
       for (uint64_t w = first; w <= last; ++w) {
         const uint32_t b = uint32_t(w % banks);
@@ -417,6 +446,19 @@ bool LdstUnit::tick(uint64_t now) {
       }
     } else if (port_used && e.space != func::MemSpace::shared && e.next < e.txns.size()) {
       // The drain used the cache port this cycle (one L1 access per cycle, as without MRPB).
+    } else if (e.space == func::MemSpace::shared && e.dsmem_segments) [[unlikely]] {
+      if (smem_busy_until_ <= now && dsmem_busy_until_ <= now) {
+        // Local lanes take their bank passes; remote segments leave one per cycle and their
+        // data is back sm.dsmem_latency later. The later of the two completes the instruction.
+        e.done_at = std::max(now + e.passes - 1 + p_.smem_latency,
+                             now + e.dsmem_segments - 1 + p_.dsmem_latency);
+        smem_busy_until_ = now + e.passes;
+        dsmem_busy_until_ = now + e.dsmem_segments;
+        e.next = e.txns.size();
+        e.queued = false;
+        queue_.pop_front();
+        did = true;
+      }
     } else if (e.space == func::MemSpace::shared) {
       if (smem_busy_until_ <= now) {
         // The bank array is busy for `passes` cycles; data returns smem_latency later.

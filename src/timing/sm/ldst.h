@@ -4,6 +4,11 @@
 //
 //  - Shared memory: 32 banks x 4 bytes (sm.smem_banks); lanes reading the same 32-bit word
 //    share it (broadcast); an n-way bank conflict takes n passes. Latency sm.smem_latency.
+//  - Distributed shared memory (thread-block clusters): lanes addressing another CTA's shared
+//    memory (WarpInstRecord::dsmem) go over the SM-to-SM network: one cycle of the SM's
+//    network port per distinct 32-byte segment (the Hopper tuning guide asks for DSMEM
+//    accesses coalesced like global ones), data back sm.dsmem_latency later; the rest of the
+//    lanes take the local bank passes. No contention inside the network is modelled.
 //  - Global/local: coalesced per 128-byte block (Fermi rules, CUDA Programming Guide F.4.2):
 //    cached loads fetch whole lines through the L1D; L1-bypassing loads (.cg/.cs/volatile,
 //    or sm.l1d_global=false), stores and atomics send only the 32-byte sectors touched.
@@ -82,6 +87,9 @@ class LdstUnit {
   void set_memory(const func::GlobalMemory* m) { gmem_ = m; }
   /// The SM's bulk-copy unit (tma.h): responses tagged TmaUnit::kTag go to it.
   void set_tma(TmaUnit* t) { tma_ = t; }
+  /// Thread-block clusters: count distributed shared memory accesses in `g` (the SM's
+  /// `cluster` stats group, created when a kernel with clusters starts).
+  void enable_dsmem_stats(stats::Group& g);
 
  private:
   struct Entry {
@@ -89,9 +97,10 @@ class LdstUnit {
     func::MemSpace space = func::MemSpace::none;
     std::vector<MemReq> txns;  // transactions still to send into a cache
     size_t next = 0;
-    uint32_t outstanding = 0;  // sent, not yet answered
-    uint32_t passes = 0;       // shared memory: remaining passes
-    uint64_t done_at = 0;      // shared memory completion cycle
+    uint32_t outstanding = 0;     // sent, not yet answered
+    uint32_t passes = 0;          // shared memory: remaining passes
+    uint64_t done_at = 0;         // shared memory completion cycle
+    uint32_t dsmem_segments = 0;  // distributed shared memory: 32-byte segments to peers
     bool generated = false;
     bool waits_for_data = true;  // loads/atomics complete on responses; stores when sent
     bool live = false;
@@ -127,6 +136,9 @@ class LdstUnit {
   size_t queue_cap_ = 2;
   uint64_t next_id_ = 1;
   uint64_t smem_busy_until_ = 0;
+  uint64_t dsmem_busy_until_ = 0;          // the SM's port onto the SM-to-SM network
+  stats::Counter* dsmem_insts_ = nullptr;  // (null until enable_dsmem_stats)
+  stats::Counter* dsmem_segments_ = nullptr;
   TraceSink* trace_ = nullptr;
   L1dAccessObserver* l1d_obs_ = nullptr;
   const func::GlobalMemory* gmem_ = nullptr;

@@ -293,13 +293,24 @@ bool Sm::switch_carveout(uint32_t shared) {
   return true;
 }
 
-void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now) {
+void Sm::enable_cluster_stats() {
+  stats::Group& g = g_.child("cluster");
+  ldst_->enable_dsmem_stats(g);
+}
+
+void Sm::launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now,
+                    func::ClusterState* cluster, uint32_t rank) {
   auto it = std::find_if(ctas_.begin(), ctas_.end(), [](const CtaSlot& c) { return !c.active; });
   SIMTLAB_ASSERT(it != ctas_.end(), "launch_cta without a free CTA slot");
   CtaSlot& c = *it;
   if (!c.cta) c.cta = std::make_unique<func::Cta>();
   c.k = k;
   func::init_cta(*c.cta, *k->launch, ctaid, linear_id, id_);
+  if (cluster) {  // thread-block cluster: peers reach this CTA through the cluster's table
+    c.cta->cluster = cluster;
+    c.cta->cluster_rank = rank;
+    cluster->ctas[rank] = c.cta.get();
+  }
   c.active = true;
   c.warps = uint32_t(c.cta->warps.size());
   c.live_warps = c.warps;
@@ -404,6 +415,8 @@ void Sm::retire_warp(WarpSlot& w) {
     ++finished_ctas_;
     ++c.k->ctas_done;
     c.active = false;
+    if (c.cta->cluster) [[unlikely]]  // the slot's Cta is reused: peers must not reach it
+      c.cta->cluster->ctas[c.cta->cluster_rank] = nullptr;
     if (d2ma_) d2ma_->cta_done(uint32_t(&c - ctas_.data()));  // D2MA: drop its transfers
     if (tma_) tma_->cta_done(c.cta.get());  // bulk copies: no completion into a gone CTA
     if (trace_) trace_->cta_end(id_, c.cta->linear_id, cycle());

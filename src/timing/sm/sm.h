@@ -151,7 +151,11 @@ class Sm : public sim::Component {
   /// Resource sharing's per-SM state (null when sharing.mode=none).
   const sharing::SmSharing* sharing() const { return sharing_.get(); }
   /// Place a CTA (functional state already initialised by the caller is created here).
-  void launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now);
+  /// `cluster`: the thread-block cluster it joins as rank `rank` (null: none).
+  void launch_cta(KernelCtx* k, const CtaNeeds& n, Dim3 ctaid, uint32_t linear_id, uint64_t now,
+                  func::ClusterState* cluster = nullptr, uint32_t rank = 0);
+  /// Thread-block clusters: create the `cluster` stats group (once; kernels with clusters).
+  void enable_cluster_stats();
   /// CTAs finished since the last call (the dispatcher frees their slots' bookkeeping).
   uint32_t take_finished_ctas();
   bool busy() const { return resident_ctas_ > 0 || !ldst_->idle() || !d2ma_idle(); }

@@ -88,6 +88,7 @@ struct SmParams {
   // ---- memory pipeline ----
   uint32_t smem_banks = 32;
   uint32_t smem_latency = 26;
+  uint32_t dsmem_latency = 180;  // distributed shared memory (thread-block clusters)
   uint32_t ldst_queue = 2;
   bool l1d_global = true;
   uint32_t ifetch_bytes = 8;
@@ -367,6 +368,13 @@ struct SmParams {
     d.param("smem_latency", smem_latency, "cycles", "Shared-memory access latency (conflict-free)",
             "GTX480 config -gpgpu_smem_latency 26")
         .range(1, 1000);
+    d.param("dsmem_latency", dsmem_latency, "cycles",
+            "Distributed shared memory: latency of an access to another CTA's shared memory over "
+            "the SM-to-SM network of the GPC (thread-block clusters, sm_90); each 32-byte "
+            "segment of a warp's remote accesses occupies the SM's network port one cycle",
+            "assumption: ~180 cycles, the H100 SM-to-SM latency Luo et al. 2024 (arXiv "
+            "2402.13499) report, as recalled; their table could not be read in this session")
+        .range(1, 10000);
     d.param("ldst_queue", ldst_queue, "instructions", "Memory instructions the LD/ST unit buffers",
             "assumption (GPGPU-Sim: one instruction in the LD/ST pipeline register plus one)")
         .range(1, 64);

@@ -50,7 +50,7 @@ class TimingRunner {
   func::LaunchResult launch(const std::string& kernel, Dim3 grid, Dim3 block, A... a) {
     const func::Program* k = mod_->kernel(kernel);
     const void* args[] = {static_cast<const void*>(&a)..., nullptr};
-    last = dev_.launch(*k, grid, block, 0, dev_.pack_params(*k, args), 8);
+    last = dev_.launch(*k, grid, block, 0, dev_.pack_params(*k, args), 8, options);
     stats = nlohmann::json::parse(last.stats_json);
     return last;
   }
@@ -63,6 +63,7 @@ class TimingRunner {
   }
   timing::Gpu& gpu() { return *gpu_; }
   func::Device& dev() { return dev_; }
+  func::LaunchOptions options;  // of every launch (thread-block clusters, ...)
   func::LaunchResult last;
   nlohmann::json stats;
   std::string printed;
