@@ -373,7 +373,9 @@ struct SmParams {
             "the SM-to-SM network of the GPC (thread-block clusters, sm_90); each 32-byte "
             "segment of a warp's remote accesses occupies the SM's network port one cycle",
             "assumption: ~180 cycles, the H100 SM-to-SM latency Luo et al. 2024 (arXiv "
-            "2402.13499) report, as recalled; their table could not be read in this session")
+            "2402.13499) report, as recalled (their table could not be read here); "
+            "ClusterSim (GPGPU-Sim extension for Hopper clusters, configs/tested-cfgs/SM90_H100) "
+            "models it as -sm_2_sm_network_latency 171")
         .range(1, 10000);
     d.param("ldst_queue", ldst_queue, "instructions", "Memory instructions the LD/ST unit buffers",
             "assumption (GPGPU-Sim: one instruction in the LD/ST pipeline register plus one)")
