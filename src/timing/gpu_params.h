@@ -82,6 +82,7 @@ struct SimParams {
   bool regalloc_check = false;
   bool its = false;
   uint32_t its_yield_backedges = 64;
+  bool lpc = false;
   bool divergence_stats = false;
   std::string divergence = "ipdom";
   bool per_pc_stats = false;
@@ -137,6 +138,14 @@ struct SimParams {
             "yielded state may be used to enable other threads ... to make forward progress'); "
             "64 loop iterations keeps reconvergence after short divergent loops")
         .range(1, 1u << 20);
+    d.param("lpc", lpc, "",
+            "Likely convergence points on the IPDOM SIMT stack: a divergent branch inside a "
+            "loop whose immediate post-dominator lies past the loop (a break or early exit) "
+            "also pushes an entry at the loop's latch (the closest enclosing backward branch's "
+            "block) where the paths that stay in the loop merge before the IPDOM. Needs the "
+            "stack: rejected with sim.its and sim.divergence=tbc/dwf (src/ext/lpc)",
+            "Fung & Aamodt, 'Thread block compaction', HPCA 2011 (likely convergence points); "
+            "GPGPU book 3.4.2 (off by default: the presets model the plain IPDOM stack)");
     d.param("divergence_stats", divergence_stats, "",
             "Timing mode: SIMT stack depth histogram and stack pushes/pops (reconvergence "
             "events) per SM (the sm[i].simt group; src/ext/its/simt_stats.h)",
@@ -243,6 +252,14 @@ struct GpuParams {
   /// Rules between groups (keys relative to the root).
   std::vector<config::Issue> validate() const {
     std::vector<config::Issue> r;
+    if (sim.lpc && sim.its)
+      r.push_back({"sim.lpc",
+                   "needs the SIMT stack: it cannot be combined with sim.its (independent thread "
+                   "scheduling has no likely-convergence entries)"});
+    if (sim.lpc && sim.divergence != "ipdom")
+      r.push_back({"sim.lpc",
+                   "needs the per-warp SIMT stack: it cannot be combined with "
+                   "sim.divergence=tbc/dwf (they replace the stack)"});
     if (sm.rfc.enable && sm.scheduler != "two_level")
       r.push_back({"rfc.enable",
                    "needs sm.scheduler=two_level: the register-file cache holds entries only "

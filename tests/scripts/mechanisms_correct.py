@@ -30,6 +30,8 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   tbc          sim.divergence=tbc (thread block compaction, issue #22)
   tbc_cta      sim.divergence=tbc sm.scheduler=cta_gto (with the CTA-prioritising scheduler)
   dwf          sim.divergence=dwf (dynamic warp formation, Majority issue order, issue #22)
+  lpc          sim.lpc=true (likely convergence points on the IPDOM stack, issue #22)
+  lpc_stats    sim.lpc=true sim.divergence_stats=true (with the stack statistics)
 """
 import argparse
 import concurrent.futures as cf
@@ -60,6 +62,8 @@ MECHS = {
     "tbc": ([], ["sim.divergence=tbc"]),
     "tbc_cta": ([], ["sim.divergence=tbc", "sm.scheduler=cta_gto"]),
     "dwf": ([], ["sim.divergence=dwf"]),
+    "lpc": ([], ["sim.lpc=true"]),
+    "lpc_stats": ([], ["sim.lpc=true", "sim.divergence_stats=true"]),
 }
 
 # Programs that behave differently under independent thread scheduling by design: with sim.its

@@ -13,6 +13,7 @@
 #include "ext/greener/greener.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
+#include "ext/lpc/lpc_stats.h"
 #include "ext/rfc/rfc.h"
 #include "ext/sharing/sharing.h"
 #include "ext/sm_policies.h"
@@ -161,6 +162,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   }
   port_->set_waiter(this);
   if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
+  if (p_.lpc) lpc_stats_ = std::make_unique<ext::LpcStats>(g_);
   if (p_.divergence != "ipdom") {  // thread block compaction, dynamic warp formation
     if (p_.its || arch_regs_ || sharing_ || rfc_ || greener_ || p_.rfc.enable)
       throw UserError(

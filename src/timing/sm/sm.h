@@ -59,6 +59,7 @@ class RegFileCache;
 class ValueClassifier;
 class ItsStats;
 class SimtStats;
+class LpcStats;
 namespace d2ma {
 class Engine;
 }
@@ -313,6 +314,7 @@ class Sm : public sim::Component {
   std::unique_ptr<ext::ValueClassifier> classify_;  // classify.enable (src/ext/classify)
   std::unique_ptr<ext::ItsStats> its_stats_;        // sim.its (src/ext/its)
   std::unique_ptr<ext::SimtStats> simt_stats_;      // sim.divergence_stats
+  std::unique_ptr<ext::LpcStats> lpc_stats_;        // sim.lpc (src/ext/lpc)
   // ---- D2MA (d2ma.enable, src/ext/d2ma): owned by policies_, null when off ----
   ext::d2ma::Engine* d2ma_ = nullptr;
   bool d2ma_idle() const;
