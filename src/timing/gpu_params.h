@@ -85,6 +85,7 @@ struct SimParams {
   bool lpc = false;
   bool divergence_stats = false;
   std::string divergence = "ipdom";
+  std::string dwf_policy = "majority";
   bool per_pc_stats = false;
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
@@ -160,6 +161,15 @@ struct SimParams {
             "Fung & Aamodt HPCA 2011 (tbc); Fung et al. MICRO 2007 (dwf); GPGPU book 3.4.1 "
             "(off by default: the presets model the IPDOM stack)")
         .one_of({"ipdom", "tbc", "dwf"});
+    d.param("dwf_policy", dwf_policy, "",
+            "sim.divergence=dwf: issue order among the warp pool's warps. time: oldest arrival "
+            "in the pool first; pc: smallest PC first; majority: the PC with the most threads "
+            "first; minority: the PC with the fewest threads first; pdom: post-dominator "
+            "priority, warps waiting at a reconvergence point that other warps still have to "
+            "reach go last (majority otherwise) (src/ext/dwf/README.md)",
+            "Fung et al. MICRO 2007 section 4.2 (the five policies; Majority, the paper's best, "
+            "by default)")
+        .one_of({"majority", "minority", "pc", "time", "pdom"});
     d.param("per_pc_stats", per_pc_stats, "",
             "Timing mode: count executions, stall slots by reason, scoreboard waits on memory vs "
             "ALU producers, register-bank and shared-memory bank conflicts, L1/L2 misses and "
@@ -260,6 +270,8 @@ struct GpuParams {
       r.push_back({"sim.lpc",
                    "needs the per-warp SIMT stack: it cannot be combined with "
                    "sim.divergence=tbc/dwf (they replace the stack)"});
+    if (sim.dwf_policy != "majority" && sim.divergence != "dwf")
+      r.push_back({"sim.dwf_policy", "only applies with sim.divergence=dwf"});
     if (sm.rfc.enable && sm.scheduler != "two_level")
       r.push_back({"rfc.enable",
                    "needs sm.scheduler=two_level: the register-file cache holds entries only "

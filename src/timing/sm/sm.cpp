@@ -171,6 +171,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
     tbc_on_ = true;  // (the formed-warp issue path of both)
     if (p_.divergence == "dwf") {
       dwf_on_ = true;
+      dwf_policy_ = ext::dwf::policy_of(p_.dwf_policy);
       dwf_stats_ = std::make_unique<ext::dwf::DwfStats>(g_);
     } else {
       tbc_stats_ = std::make_unique<ext::tbc::TbcStats>(g_);

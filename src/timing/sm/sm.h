@@ -70,6 +70,7 @@ struct Piece;
 }  // namespace tbc
 namespace dwf {
 class DwfCta;
+enum class Policy : uint8_t;
 class DwfStats;
 }  // namespace dwf
 namespace greener {
@@ -330,6 +331,7 @@ class Sm : public sim::Component {
   bool dwf_on_ = false;
   std::unique_ptr<ext::dwf::DwfStats> dwf_stats_;
   std::vector<uint32_t> dwf_order_;
+  ext::dwf::Policy dwf_policy_{};  // sim.dwf_policy
   Stall try_issue_dwf(WarpSlot& w, uint64_t now, bool* issued);
   void tbc_launch(CtaSlot& c);
   void tbc_release_group(uint32_t g, uint64_t cycle);

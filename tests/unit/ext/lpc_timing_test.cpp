@@ -92,4 +92,15 @@ TEST(LpcTiming, RejectedWithoutThePerWarpStack) {
   EXPECT_NO_THROW(timing_params({"sim.lpc=true"}));
 }
 
+TEST(DwfPolicy, OnlyWithDynamicWarpFormation) {
+  try {
+    timing_params({"sim.dwf_policy=pc"});
+    ADD_FAILURE() << "sim.dwf_policy accepted without sim.divergence=dwf";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("sim.dwf_policy"), std::string::npos) << e.what();
+  }
+  for (const char* p : {"time", "pc", "majority", "minority", "pdom"})
+    EXPECT_NO_THROW(timing_params({"sim.divergence=dwf", std::string("sim.dwf_policy=") + p}));
+}
+
 }  // namespace simtlab::testing
