@@ -333,6 +333,7 @@ class Decoder {
       if (in.op == Op::bra) {
         d.target = pc_of_label(P, k, in.ops[0].id);
         d.reconv = pf.begin + reconvergence_pc(f, i);
+        if (const uint32_t l = likely_convergence_pc(f, i); l != ~0u) d.lpc = pf.begin + l;
       } else if (in.op == Op::ret) {
         d.target = pf.end;
         d.reconv = pf.begin + reconvergence_pc(f, i);

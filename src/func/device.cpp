@@ -156,6 +156,7 @@ void prepare_launch(const Device& dev, LaunchState& L) {
   L.warp_size = dev.options().warp_size;
   L.its = dev.options().its;
   L.its_yield_backedges = dev.options().its_yield_backedges;
+  L.lpc = dev.options().lpc;
   L.num_sms = dev.options().num_sms;
 }
 

@@ -37,6 +37,7 @@ struct DeviceOptions {
   bool regalloc_check = false;  // run on architectural registers (func/regcheck.h)
   bool its = false;             // independent thread scheduling (LaunchState::its)
   uint32_t its_yield_backedges = 64;
+  bool lpc = false;  // likely convergence points (LaunchState::lpc)
   // A transformation of every loaded module after parsing (the ch. 3 relssp passes,
   // sharing.relssp / sharing.smem_layout); empty = none.
   std::function<void(ptx::Module&)> module_pass;

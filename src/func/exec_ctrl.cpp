@@ -31,7 +31,10 @@ void h_bra(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
     w.stack.back().pc = d.target;
     return;
   }
-  simt_diverge(w, pc + 1, d.target, d.reconv, nt, taken);
+  if (w.lpc) [[unlikely]]  // likely convergence points (sim.lpc)
+    simt_diverge_lpc(w, pc + 1, d.target, d.reconv, d.lpc, nt, taken);
+  else
+    simt_diverge(w, pc + 1, d.target, d.reconv, nt, taken);
   if (cx.rec) {
     cx.rec->divergent = true;
     cx.rec->reconv_pc = d.reconv;

@@ -130,6 +130,10 @@ void init_cta(Cta& cta, const LaunchState& L, Dim3 ctaid, uint32_t linear_id, ui
     } else {
       w.its.reset();
     }
+    if (L.lpc)
+      w.lpc = std::make_unique<LpcState>();
+    else
+      w.lpc.reset();
   }
 }
 
@@ -155,11 +159,58 @@ void simt_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t recon
   if (target != reconv) w.stack.push_back(SimtEntry{target, reconv, taken, false});
 }
 
+// Likely convergence points (sim.lpc; Fung & Aamodt 2011, GPGPU book 3.4.2;
+// src/ext/lpc/README.md). At a divergent branch with a likely convergence PC (LPC, decoded:
+// the closest enclosing loop's latch when the IPDOM lies past the loop), an LPC entry
+// {pc = LPC, rpc = IPDOM, mask = 0} goes on the stack below the path entries, whose `lpc` and
+// `lpos` name it. A path entry reaching its LPC pops and ORs its threads into the LPC entry
+// (reconverge()); reaching the IPDOM it pops as usual. The LPC entry runs when it is on top (or
+// pops if empty). When the branch replaces the top entry (it reconverges at the top's own
+// rpc), the new entries inherit the replaced entry's LPC, and reuse its LPC entry when the
+// branch's LPC is the same one (a second guarded break in the same loop body).
+void simt_diverge_lpc(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, uint32_t lpc,
+                      LaneMask nt, LaneMask taken) {
+  SimtEntry& top = w.stack.back();
+  uint32_t in_lpc = ~0u;  // the LPC the new entries inherit
+  uint16_t in_lpos = 0;
+  if (top.rpc == reconv && !top.call_boundary && w.stack.size() > 1) {
+    in_lpc = top.lpc;
+    in_lpos = top.lpos;
+    w.stack.pop_back();
+  } else {
+    top.pc = reconv;
+  }
+  uint32_t e_lpc = in_lpc;
+  uint16_t e_lpos = in_lpos;
+  if (lpc != ~0u && lpc != reconv && lpc != in_lpc) {
+    e_lpc = lpc;
+    e_lpos = uint16_t(w.stack.size());
+    w.stack.push_back(SimtEntry{lpc, reconv, 0, false, 0, in_lpos, in_lpc});
+    ++w.lpc->entries;
+  }
+  if (fallthrough != reconv)
+    w.stack.push_back(SimtEntry{fallthrough, reconv, nt, false, 0, e_lpos, e_lpc});
+  if (target != reconv)
+    w.stack.push_back(SimtEntry{target, reconv, taken, false, 0, e_lpos, e_lpc});
+}
+
 static void return_from_call(ExecContext& cx, Warp& w, LaneMask m);
 
 static inline void reconverge(ExecContext& cx, Warp& w) {
   while (!w.stack.empty()) {
     SimtEntry& t = w.stack.back();
+    if (t.pc == t.lpc) [[unlikely]] {  // sim.lpc: a path reached its likely convergence point
+      const LaneMask m = t.mask & ~w.exited;
+      SimtEntry& l = w.stack[t.lpos];
+      if (m) {
+        if (l.mask & ~w.exited) ++w.lpc->joined;
+        ++w.lpc->merges;
+        w.lpc->merged_threads += uint64_t(__builtin_popcount(m));
+      }
+      l.mask |= m;
+      w.stack.pop_back();
+      continue;
+    }
     if ((t.mask & ~w.exited) != 0 && t.pc != t.rpc) return;
     const bool boundary = t.call_boundary;
     const LaneMask m = t.mask & ~w.exited;

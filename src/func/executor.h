@@ -34,6 +34,10 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts,
 
 // ---- used by handlers ------------------------------------------------------------------------
 
+/// simt_diverge with likely convergence points (sim.lpc): `lpc` is the branch's likely
+/// convergence PC (~0u: none).
+void simt_diverge_lpc(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, uint32_t lpc,
+                      LaneMask nt, LaneMask taken);
 /// Split the top entry: `nt` lanes continue at `fallthrough`, `taken` lanes at `target`; both
 /// meet again at `reconv`.
 void simt_diverge(Warp& w, uint32_t fallthrough, uint32_t target, uint32_t reconv, LaneMask nt,

@@ -30,6 +30,10 @@ uint64_t state_hash(const Warp& w) {
     x.add(e.mask);
     x.add(e.rpc);
     x.add(e.call_boundary);
+    if (e.lpc != ~0u) {  // sim.lpc only (off: the hash is unchanged)
+      x.add(e.lpc);
+      x.add(e.lpos);
+    }
   }
   for (const Frame& f : w.frames) {
     x.add(f.reg_base);

@@ -66,6 +66,7 @@ struct DInst {
   bool sign_extend = false;  // ld.s8/.s16/.s32: sign-extend into the register
   uint32_t target = 0;       // branch target / callee begin PC
   uint32_t reconv = 0;       // reconvergence PC of a branch
+  uint32_t lpc = ~0u;        // likely convergence PC of a branch (sim.lpc), ~0u = none
   uint32_t callee = 0;       // Program::funcs index of a direct callee
   uint32_t call = 0;         // Program::calls index (call instructions)
   ptx::ExecClass exec = ptx::ExecClass::int_alu;

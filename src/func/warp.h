@@ -34,6 +34,10 @@ struct SimtEntry {
   // ItsSplits that still have to reach this entry's pc (its convergence barrier). Always 0
   // under the stack.
   uint16_t pending = 0;
+  // Likely convergence points (sim.lpc; src/ext/lpc): a path entry whose pc reaches `lpc` pops
+  // and merges its threads into the LPC entry at stack index `lpos`. ~0u: none (always when off).
+  uint16_t lpos = 0;
+  uint32_t lpc = ~0u;
 };
 
 struct Frame {
@@ -89,6 +93,14 @@ struct ItsState {
   uint32_t max_splits = 1;
 };
 
+/// Likely convergence points (sim.lpc; src/ext/lpc/README.md): statistics of one warp.
+struct LpcState {
+  uint64_t entries = 0;         // LPC entries pushed at divergent branches
+  uint64_t merges = 0;          // path entries popped into their LPC entry
+  uint64_t merged_threads = 0;  // threads those carried
+  uint64_t joined = 0;          // merges into an LPC entry that already held threads
+};
+
 struct Warp {
   uint32_t index = 0;   // warp index within the CTA
   LaneMask valid = 0;   // lanes that hold a thread
@@ -117,6 +129,7 @@ struct Warp {
   // block's release fires) and lanes that have executed relssp at least once (the checker).
   LaneMask relssp_r = 0, relssp_done = 0;
   std::unique_ptr<ItsState> its;  // independent thread scheduling, else null (the SIMT stack)
+  std::unique_ptr<LpcState> lpc;  // likely convergence points (sim.lpc), else null
 
   bool done() const { return stack.empty() || (valid & ~exited) == 0; }
   LaneMask active() const { return stack.empty() ? 0 : stack.back().mask & ~exited; }
@@ -262,6 +275,7 @@ struct LaunchState {
   bool explicit_cluster = false;
   bool has_clusters() const { return cluster.x * cluster.y * cluster.z > 1; }
   uint32_t cluster_size() const { return cluster.x * cluster.y * cluster.z; }
+  bool lpc = false;  // likely convergence points on the SIMT stack (sim.lpc; src/ext/lpc)
 };
 
 /// Extra launch properties beyond the configuration.

@@ -179,6 +179,29 @@ uint32_t reconvergence_pc(const Function& f, uint32_t inst_index) {
   return ip < 0 ? uint32_t(f.insts.size()) : f.blocks[uint32_t(ip)].first;
 }
 
+uint32_t likely_convergence_pc(const Function& f, uint32_t inst_index) {
+  const uint32_t n = uint32_t(f.insts.size());
+  const uint32_t r = reconvergence_pc(f, inst_index);
+  uint32_t best_lo = 0, best_hi = ~0u;
+  for (const BasicBlock& b : f.blocks) {
+    const uint32_t j = b.last - 1;
+    const Instruction& in = f.insts[j];
+    if (in.op != Op::bra || in.ops.empty()) continue;
+    const int32_t t = f.label_target[in.ops[0].id];
+    if (t < 0 || uint32_t(t) > j) continue;  // not a backward branch
+    const uint32_t lo = uint32_t(t);
+    if (inst_index < lo || inst_index >= b.first) continue;  // not strictly inside this loop
+    if (r >= lo && r <= j) continue;  // reconverges inside the loop: the IPDOM is early enough
+    if (j - lo < best_hi - best_lo) {
+      best_lo = lo;
+      best_hi = j;
+    }
+  }
+  if (best_hi == ~0u) return ~0u;
+  const uint32_t lpc = f.blocks[f.block_of[best_hi]].first;
+  return lpc == r || lpc >= n ? ~0u : lpc;
+}
+
 // ---- dataflow -------------------------------------------------------------------------------
 
 DataflowResult solve_dataflow(const Function& f, const DataflowProblem& p) {

@@ -8,6 +8,8 @@
 //    (infinite loops) get a virtual edge to the exit so every block has an IPDOM.
 //  - reconvergence_pc(): the instruction index where threads diverging at a branch meet
 //    again, or Function::insts.size() when they only meet at function exit.
+//  - likely_convergence_pc(): the likely convergence point of a branch in a loop whose
+//    reconvergence point lies past the loop (sim.lpc; src/ext/lpc/README.md).
 //  - A generic bit-vector dataflow solver (forward/backward, union/intersection) and
 //    register liveness built on it (used for register estimates, relssp and GREENER).
 #pragma once
@@ -23,6 +25,13 @@ void build_cfg(Function& f);
 
 /// Instruction index at which the paths of the branch at `inst_index` reconverge.
 uint32_t reconvergence_pc(const Function& f, uint32_t inst_index);
+
+/// Likely convergence point (Fung & Aamodt 2011; GPGPU book 3.4.2) of the branch at
+/// `inst_index`: the first instruction of the block holding the backward branch of the closest
+/// enclosing loop (the PC range [target, backward branch] with the branch strictly before the
+/// latch block), when the branch's reconvergence PC lies outside that loop (a `break` or early
+/// exit: threads that stay in the loop are likely to meet at the latch). ~0u when there is none.
+uint32_t likely_convergence_pc(const Function& f, uint32_t inst_index);
 
 /// Dense bit set sized at construction.
 class BitSet {

@@ -87,6 +87,7 @@ Runtime::Runtime() {
   o.regalloc_check = params_.sim.regalloc_check;
   o.its = params_.sim.its;
   o.its_yield_backedges = params_.sim.its_yield_backedges;
+  o.lpc = params_.sim.lpc;
   if (params_.sm.sharing.passes_on()) {  // thesis ch. 3 passes at module load (ptx/relssp.h)
     ptx::RelsspOptions ro;
     const std::string& r = params_.sm.sharing.relssp;

@@ -103,8 +103,10 @@ struct SimParams {
   bool regalloc_check = false;
   bool its = false;
   uint32_t its_yield_backedges = 64;
+  bool lpc = false;
   bool divergence_stats = false;
   std::string divergence = "ipdom";
+  std::string dwf_policy = "majority";
   bool per_pc_stats = false;
   uint32_t fixed_memory_latency = 200;
   std::string memory_model = "full";
@@ -158,6 +160,14 @@ struct SimParams {
             "yielded state may be used to enable other threads ... to make forward progress'); "
             "64 loop iterations keeps reconvergence after short divergent loops")
         .range(1, 1u << 20);
+    d.param("lpc", lpc, "",
+            "Likely convergence points on the IPDOM SIMT stack: a divergent branch inside a "
+            "loop whose immediate post-dominator lies past the loop (a break or early exit) "
+            "also pushes an entry at the loop's latch (the closest enclosing backward branch's "
+            "block) where the paths that stay in the loop merge before the IPDOM. Needs the "
+            "stack: rejected with sim.its and sim.divergence=tbc/dwf (src/ext/lpc)",
+            "Fung & Aamodt, 'Thread block compaction', HPCA 2011 (likely convergence points); "
+            "GPGPU book 3.4.2 (off by default: the presets model the plain IPDOM stack)");
     d.param("divergence_stats", divergence_stats, "",
             "Timing mode: SIMT stack depth histogram and stack pushes/pops (reconvergence "
             "events) per SM (the sm[i].simt group; src/ext/its/simt_stats.h)",
@@ -172,6 +182,15 @@ struct SimParams {
             "Fung & Aamodt HPCA 2011 (tbc); Fung et al. MICRO 2007 (dwf); GPGPU book 3.4.1 "
             "(off by default: the presets model the IPDOM stack)")
         .one_of({"ipdom", "tbc", "dwf"});
+    d.param("dwf_policy", dwf_policy, "",
+            "sim.divergence=dwf: issue order among the warp pool's warps. time: oldest arrival "
+            "in the pool first; pc: smallest PC first; majority: the PC with the most threads "
+            "first; minority: the PC with the fewest threads first; pdom: post-dominator "
+            "priority, warps waiting at a reconvergence point that other warps still have to "
+            "reach go last (majority otherwise) (src/ext/dwf/README.md)",
+            "Fung et al. MICRO 2007 section 4.2 (the five policies; Majority, the paper's best, "
+            "by default)")
+        .one_of({"majority", "minority", "pc", "time", "pdom"});
     d.param("per_pc_stats", per_pc_stats, "",
             "Timing mode: count executions, stall slots by reason, scoreboard waits on memory vs "
             "ALU producers, register-bank and shared-memory bank conflicts, L1/L2 misses and "
@@ -264,6 +283,16 @@ struct GpuParams {
   /// Rules between groups (keys relative to the root).
   std::vector<config::Issue> validate() const {
     std::vector<config::Issue> r;
+    if (sim.lpc && sim.its)
+      r.push_back({"sim.lpc",
+                   "needs the SIMT stack: it cannot be combined with sim.its (independent thread "
+                   "scheduling has no likely-convergence entries)"});
+    if (sim.lpc && sim.divergence != "ipdom")
+      r.push_back({"sim.lpc",
+                   "needs the per-warp SIMT stack: it cannot be combined with "
+                   "sim.divergence=tbc/dwf (they replace the stack)"});
+    if (sim.dwf_policy != "majority" && sim.divergence != "dwf")
+      r.push_back({"sim.dwf_policy", "only applies with sim.divergence=dwf"});
     if (sm.rfc.enable && sm.scheduler != "two_level")
       r.push_back({"rfc.enable",
                    "needs sm.scheduler=two_level: the register-file cache holds entries only "

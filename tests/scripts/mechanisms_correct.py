@@ -30,6 +30,9 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   tbc          sim.divergence=tbc (thread block compaction, issue #22)
   tbc_cta      sim.divergence=tbc sm.scheduler=cta_gto (with the CTA-prioritising scheduler)
   dwf          sim.divergence=dwf (dynamic warp formation, Majority issue order, issue #22)
+  lpc          sim.lpc=true (likely convergence points on the IPDOM stack, issue #22)
+  lpc_stats    sim.lpc=true sim.divergence_stats=true (with the stack statistics)
+  dwf_time, dwf_pc, dwf_minority, dwf_pdom   sim.divergence=dwf with sim.dwf_policy=...
 """
 import argparse
 import concurrent.futures as cf
@@ -60,6 +63,12 @@ MECHS = {
     "tbc": ([], ["sim.divergence=tbc"]),
     "tbc_cta": ([], ["sim.divergence=tbc", "sm.scheduler=cta_gto"]),
     "dwf": ([], ["sim.divergence=dwf"]),
+    "dwf_time": ([], ["sim.divergence=dwf", "sim.dwf_policy=time"]),
+    "dwf_pc": ([], ["sim.divergence=dwf", "sim.dwf_policy=pc"]),
+    "dwf_minority": ([], ["sim.divergence=dwf", "sim.dwf_policy=minority"]),
+    "dwf_pdom": ([], ["sim.divergence=dwf", "sim.dwf_policy=pdom"]),
+    "lpc": ([], ["sim.lpc=true"]),
+    "lpc_stats": ([], ["sim.lpc=true", "sim.divergence_stats=true"]),
 }
 
 # Programs that behave differently under independent thread scheduling by design: with sim.its
@@ -87,7 +96,7 @@ def check(simtlab, kind, prog, mech):
     base_sets, on_sets = MECHS[mech]
     name = f"{os.path.basename(prog)} [{mech}]"
     its_args = ITS_ARGS.get(os.path.basename(prog))
-    if mech in ("its", "dwf") and its_args:
+    if (mech == "its" or mech.startswith("dwf")) and its_args:
         rc, out = run(simtlab, prog, on_sets, args=its_args)
         ok = rc == 0 and out.strip().splitlines()[-1:] == ["PASSED"]
         return name, ok, f"rc {rc} with {' '.join(its_args)}, last line {out.strip().splitlines()[-1:]}"
@@ -102,6 +111,9 @@ def check(simtlab, kind, prog, mech):
 
 
 def main():
+    # The mechanisms are checked on the pre-Volta fermi-gtx480 (the stack-based ones are rejected
+    # with the default GPU's independent thread scheduling); $SIMTLAB_GPU overrides.
+    os.environ.setdefault("SIMTLAB_GPU", "fermi-gtx480")
     ap = argparse.ArgumentParser()
     ap.add_argument("simtlab")
     ap.add_argument("programs")

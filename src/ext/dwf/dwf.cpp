@@ -23,7 +23,15 @@ DwfCta::DwfCta(std::vector<LaneMask> live, uint32_t pc) : live_(std::move(live))
   max_pool = pool.size();
 }
 
-uint32_t DwfCta::insert(uint32_t pc, std::span<const Piece> part, uint64_t ready_at) {
+Policy policy_of(const std::string& name) {
+  if (name == "time") return Policy::time;
+  if (name == "pc") return Policy::pc;
+  if (name == "minority") return Policy::minority;
+  if (name == "pdom") return Policy::pdom;
+  return Policy::majority;
+}
+
+uint32_t DwfCta::insert(uint32_t pc, std::span<const Piece> part, uint64_t ready_at, uint32_t rpc) {
   uint32_t formed = 0;
   for (const Piece& p : part) {
     LaneMask left = p.mask;
@@ -34,12 +42,14 @@ uint32_t DwfCta::insert(uint32_t pc, std::span<const Piece> part, uint64_t ready
       if (!fit) continue;
       add_lanes(d.f, p.warp, fit);
       d.ready_at = std::max(d.ready_at, ready_at);
+      if (d.rpc == ~0u) d.rpc = rpc;
       left &= ~fit;
     }
     if (left) {
       Dw d;
       d.pc = pc;
       d.ready_at = ready_at;
+      d.rpc = rpc;
       add_lanes(d.f, p.warp, left);
       pool.push_back(std::move(d));
       ++formed;
@@ -64,7 +74,7 @@ void DwfCta::exit(uint32_t warp, LaneMask m) {
              pool.end());
 }
 
-void DwfCta::majority_order(std::vector<uint32_t>& out) const {
+void DwfCta::by_threads(std::vector<uint32_t>& out, bool most) const {
   out.clear();
   std::vector<std::pair<uint32_t, uint32_t>> threads;  // (pc, threads at pc)
   for (const Dw& d : pool) {
@@ -76,12 +86,43 @@ void DwfCta::majority_order(std::vector<uint32_t>& out) const {
     else
       it->second += n;
   }
-  std::sort(threads.begin(), threads.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  std::sort(threads.begin(), threads.end(), [most](const auto& a, const auto& b) {
+    if (a.second != b.second) return most ? a.second > b.second : a.second < b.second;
+    return a.first < b.first;
   });
   for (const auto& t : threads)
     for (uint32_t i = 0; i < pool.size(); ++i)
       if (pool[i].pc == t.first) out.push_back(i);
+}
+
+void DwfCta::order(Policy p, std::vector<uint32_t>& out) const {
+  switch (p) {
+    case Policy::majority:
+      by_threads(out, true);
+      return;
+    case Policy::minority:
+      by_threads(out, false);
+      return;
+    case Policy::time:
+    case Policy::pc:
+      out.clear();
+      for (uint32_t i = 0; i < pool.size(); ++i) out.push_back(i);
+      if (p == Policy::pc)
+        std::stable_sort(out.begin(), out.end(),
+                         [&](uint32_t a, uint32_t b) { return pool[a].pc < pool[b].pc; });
+      return;
+    case Policy::pdom: {
+      by_threads(out, true);
+      // A warp at a PC that another warp still has to reach as its reconvergence point waits.
+      auto waits = [&](uint32_t i) {
+        for (uint32_t j = 0; j < pool.size(); ++j)
+          if (j != i && pool[j].rpc == pool[i].pc && pool[j].pc != pool[j].rpc) return true;
+        return false;
+      };
+      std::stable_partition(out.begin(), out.end(), [&](uint32_t i) { return !waits(i); });
+      return;
+    }
+  }
 }
 
 uint32_t DwfCta::arrive_sync(size_t i, uint64_t ready_at) {

@@ -114,7 +114,9 @@ Gpu::Gpu(const GpuParams& p)
     SmParams sp = p_.sm;
     sp.its = p_.sim.its;  // independent thread scheduling: the SM's its statistics
     sp.divergence_stats = p_.sim.divergence_stats;
+    sp.lpc = p_.sim.lpc;                    // likely convergence points: the SM's lpc statistics
     sp.divergence = p_.sim.divergence;      // thread block compaction (src/ext/tbc)
+    sp.dwf_policy = p_.sim.dwf_policy;      // dynamic warp formation's issue order
     sp.greener.core_mhz = p_.gpu.core_mhz;  // GREENER: leakage energy per cycle
     sms_.push_back(std::make_unique<Sm>(i, sp, root_, ports_.back().get()));
     if (p_.sm.sharing.dyn) {  // dynamic warp execution: one board for the reference SM

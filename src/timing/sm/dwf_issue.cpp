@@ -34,7 +34,7 @@ Stall Sm::try_issue_dwf(WarpSlot& w, uint64_t now, bool* issued) {
     if (stall_rank(r) < stall_rank(best)) best = r;
   };
   if (t.pool.size() && t.pool.front().host == ext::tbc::kNoHost) formed_fetch(c, t.pool);
-  t.majority_order(dwf_order_);
+  t.order(dwf_policy_, dwf_order_);
   for (const uint32_t idx : dwf_order_) {
     Dw& x = t.pool[idx];
     if (x.sync) {
@@ -75,13 +75,18 @@ Stall Sm::try_issue_dwf(WarpSlot& w, uint64_t now, bool* issued) {
       if (nt[k] & ~gone[k]) nk.push_back(Piece{pieces[k].warp, nt[k] & ~gone[k]});
     }
     if (d.in->op == ptx::Op::bra) {
+      // Post-dominator priority: both paths of a divergent branch carry its IPDOM; otherwise the
+      // warp's own, until it passes it.
+      const bool div = !tk.empty() && !nk.empty();
+      const uint32_t rpc = div ? d.reconv : x.rpc == pc ? ~0u : x.rpc;
       t.remove(idx);
       uint32_t formed = 0;
-      if (!tk.empty()) formed += t.insert(d.target, tk, after_branch);
-      if (!nk.empty()) formed += t.insert(pc + 1, nk, after_branch);
+      if (!tk.empty()) formed += t.insert(d.target, tk, after_branch, rpc);
+      if (!nk.empty()) formed += t.insert(pc + 1, nk, after_branch, rpc);
       dwf_stats_->on_branch(!tk.empty() && !nk.empty(), formed, t.pool.size());
       if (!tk.empty() && !nk.empty()) ++divergent_branches_;
     } else {
+      if (x.rpc == pc) x.rpc = ~0u;  // past its reconvergence point
       x.pc = pc + 1;
       x.sync_pass = false;
       x.ready_at = std::max(x.ready_at, now + 1);  // one issue per warp per cycle

@@ -11,6 +11,7 @@
 #include "ext/greener/greener.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
+#include "ext/lpc/lpc_stats.h"
 #include "ext/rfc/last_use.h"
 #include "ext/rfc/rfc.h"
 #include "ext/sharing/sharing.h"
@@ -355,6 +356,7 @@ Stall Sm::try_issue(WarpSlot& w, uint64_t now, bool* issued) {
   if (rec_.warp_done) {
     w.func_done = true;
     if (its_stats_ && fw.its) its_stats_->add(*fw.its);
+    if (lpc_stats_ && fw.lpc) lpc_stats_->add(*fw.lpc);
   } else if (rec_.next_pc != pc + 1) {
     w.ibuf = 0;
     w.redirect = true;

@@ -13,6 +13,7 @@
 #include "ext/greener/greener.h"
 #include "ext/its/its_stats.h"
 #include "ext/its/simt_stats.h"
+#include "ext/lpc/lpc_stats.h"
 #include "ext/rfc/rfc.h"
 #include "ext/sharing/sharing.h"
 #include "ext/sm_policies.h"
@@ -162,6 +163,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
   }
   port_->set_waiter(this);
   if (p_.its) its_stats_ = std::make_unique<ext::ItsStats>(g_);
+  if (p_.lpc) lpc_stats_ = std::make_unique<ext::LpcStats>(g_);
   if (p_.divergence != "ipdom") {  // thread block compaction, dynamic warp formation
     if (p_.its || arch_regs_ || sharing_ || rfc_ || greener_ || p_.rfc.enable)
       throw UserError(
@@ -170,6 +172,7 @@ Sm::Sm(uint32_t id, const SmParams& p, stats::Group& parent, SmMemPort* port)
     tbc_on_ = true;  // (the formed-warp issue path of both)
     if (p_.divergence == "dwf") {
       dwf_on_ = true;
+      dwf_policy_ = ext::dwf::policy_of(p_.dwf_policy);
       dwf_stats_ = std::make_unique<ext::dwf::DwfStats>(g_);
     } else {
       tbc_stats_ = std::make_unique<ext::tbc::TbcStats>(g_);

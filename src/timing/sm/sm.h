@@ -59,6 +59,7 @@ class RegFileCache;
 class ValueClassifier;
 class ItsStats;
 class SimtStats;
+class LpcStats;
 namespace d2ma {
 class Engine;
 }
@@ -69,6 +70,7 @@ struct Piece;
 }  // namespace tbc
 namespace dwf {
 class DwfCta;
+enum class Policy : uint8_t;
 class DwfStats;
 }  // namespace dwf
 namespace greener {
@@ -336,6 +338,7 @@ class Sm : public sim::Component {
   std::unique_ptr<ext::ValueClassifier> classify_;  // classify.enable (src/ext/classify)
   std::unique_ptr<ext::ItsStats> its_stats_;        // sim.its (src/ext/its)
   std::unique_ptr<ext::SimtStats> simt_stats_;      // sim.divergence_stats
+  std::unique_ptr<ext::LpcStats> lpc_stats_;        // sim.lpc (src/ext/lpc)
   // ---- D2MA (d2ma.enable, src/ext/d2ma): owned by policies_, null when off ----
   ext::d2ma::Engine* d2ma_ = nullptr;
   bool d2ma_idle() const;
@@ -351,6 +354,7 @@ class Sm : public sim::Component {
   bool dwf_on_ = false;
   std::unique_ptr<ext::dwf::DwfStats> dwf_stats_;
   std::vector<uint32_t> dwf_order_;
+  ext::dwf::Policy dwf_policy_{};  // sim.dwf_policy
   Stall try_issue_dwf(WarpSlot& w, uint64_t now, bool* issued);
   void tbc_launch(CtaSlot& c);
   void tbc_release_group(uint32_t g, uint64_t cycle);

@@ -109,8 +109,10 @@ struct SmParams {
   ext::ClassifyParams classify;   // classify.* (src/ext/classify)
   bool divergence_stats = false;  // sim.divergence_stats, copied by Gpu: the simt group
   bool its = false;  // sim.its, copied here by Gpu (not a key of sm.*): the its stats group
-  std::string divergence = "ipdom";  // sim.divergence, copied by Gpu (src/ext/tbc)
-  D2maParams d2ma;                   // top-level group d2ma.* (src/ext/d2ma)
+  bool lpc = false;  // sim.lpc, copied by Gpu: the lpc stats group (src/ext/lpc)
+  std::string divergence = "ipdom";     // sim.divergence, copied by Gpu (src/ext/tbc)
+  std::string dwf_policy = "majority";  // sim.dwf_policy, copied by Gpu (src/ext/dwf)
+  D2maParams d2ma;                      // top-level group d2ma.* (src/ext/d2ma)
 
   // GREENER (src/ext/greener, thesis ch. 4): top-level group greener.*
   GreenerParams greener;

@@ -84,3 +84,58 @@ TEST(DwfPool, SyncPointWaitsForTheWholeHomeWarpThenReformsIt) {
 
 }  // namespace
 }  // namespace simtlab::testing
+
+namespace simtlab::testing {
+
+// The five issue policies of Fung et al. (MICRO 2007, section 4.2) on one pool: 8 threads at PC
+// 5 (pool[0]), 20 at 9 (pool[1]), 16 more at 5 (pool[2]), 2 at 7 (pool[3]).
+TEST(DwfPool, EachPolicysIssueOrder) {
+  using ext::dwf::Policy;
+  ext::dwf::DwfCta t({0xffu, 0xfffffu, 0xffffu, 0x3u}, 0);
+  t.pool[0].pc = 5;
+  t.pool[1].pc = 9;
+  t.pool[2].pc = 5;
+  t.pool[3].pc = 7;
+  std::vector<uint32_t> o;
+  t.order(Policy::majority, o);  // PC 5 (24 threads), 9 (20), 7 (2)
+  EXPECT_EQ(o, (std::vector<uint32_t>{0, 2, 1, 3}));
+  t.order(Policy::minority, o);  // PC 7 (2), 9 (20), 5 (24)
+  EXPECT_EQ(o, (std::vector<uint32_t>{3, 1, 0, 2}));
+  t.order(Policy::pc, o);  // 5, 5, 7, 9 (pool order within a PC)
+  EXPECT_EQ(o, (std::vector<uint32_t>{0, 2, 3, 1}));
+  t.order(Policy::time, o);  // arrival order
+  EXPECT_EQ(o, (std::vector<uint32_t>{0, 1, 2, 3}));
+  // Post-dominator priority: nobody on the way to a reconvergence point: majority.
+  t.order(Policy::pdom, o);
+  EXPECT_EQ(o, (std::vector<uint32_t>{0, 2, 1, 3}));
+  // pool[3] (PC 7) diverged with its IPDOM at 9 and has not reached it: pool[1], waiting at 9,
+  // goes last.
+  t.pool[3].rpc = 9;
+  t.order(Policy::pdom, o);
+  EXPECT_EQ(o, (std::vector<uint32_t>{0, 2, 3, 1}));
+  // Once pool[3] is at 9 too, nobody waits: majority again (PC 5: 24, PC 9: 22 threads).
+  t.pool[3].pc = 9;
+  t.order(Policy::pdom, o);
+  EXPECT_EQ(o, (std::vector<uint32_t>{0, 2, 1, 3}));
+  // The policy names of sim.dwf_policy.
+  EXPECT_EQ(ext::dwf::policy_of("time"), Policy::time);
+  EXPECT_EQ(ext::dwf::policy_of("pc"), Policy::pc);
+  EXPECT_EQ(ext::dwf::policy_of("majority"), Policy::majority);
+  EXPECT_EQ(ext::dwf::policy_of("minority"), Policy::minority);
+  EXPECT_EQ(ext::dwf::policy_of("pdom"), Policy::pdom);
+}
+
+TEST(DwfPool, ThreadsCarryTheirReconvergencePcIntoThePool) {
+  ext::dwf::DwfCta t({0xfu, 0xfu}, 0);
+  t.remove(0);  // warp 0 diverged: lanes 0,1 to 10, reconvergence at 20
+  EXPECT_EQ(t.insert(10, std::vector<ext::dwf::Piece>{{0, 0x3u}}, 0, 20), 1u);
+  ASSERT_EQ(t.pool.size(), 2u);
+  EXPECT_EQ(t.pool[0].rpc, ~0u);  // warp 1, never diverged
+  EXPECT_EQ(t.pool[1].rpc, 20u);
+  // Threads that join a warp which already has one do not change it.
+  EXPECT_EQ(t.insert(10, std::vector<ext::dwf::Piece>{{1, 0xcu}}, 0, 30), 0u);
+  EXPECT_EQ(t.pool[1].rpc, 20u);
+  EXPECT_EQ(t.pool[1].f.lanes, 0xfu);
+}
+
+}  // namespace simtlab::testing
