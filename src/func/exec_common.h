@@ -10,7 +10,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
+#include <unordered_map>
+#include <utility>
 
 #include "base/bits.h"
 #include "base/error.h"
@@ -130,6 +133,32 @@ bool is_async_commit(const ptx::Instruction& in);
 int async_wait_groups(const ptx::Instruction& in);
 /// wgmma.mma_async: its N (m64nNk16), 0 when not one (exec_mma_sync.cpp).
 unsigned wgmma_n_of(const ptx::Instruction& in);
+
+/// Per-instruction descriptor caches (mma/wmma/ldmatrix/wgmma forms parsed once) are keyed by
+/// the Instruction's address; a later module can reuse that address for another instruction,
+/// so each entry keeps what the parse depends on and is re-parsed when it differs.
+struct InsnFormKey {
+  std::string text;  // the source line
+  ptx::Op op = ptx::Op::count_;
+  ptx::Type type = ptx::Type::none, type2 = ptx::Type::none;
+  size_t nops = 0, nextra = 0;
+  static InsnFormKey of(const ptx::Instruction& in) {
+    return {std::string(in.text), in.op, in.type, in.type2, in.ops.size(), in.extra.size()};
+  }
+  bool same(const ptx::Instruction& in) const {
+    return op == in.op && type == in.type && type2 == in.type2 && nops == in.ops.size() &&
+           nextra == in.extra.size() && text == in.text;
+  }
+};
+template <typename D, typename Parse>
+const D& cached_form(std::unordered_map<const ptx::Instruction*, std::pair<InsnFormKey, D>>& cache,
+                     const ptx::Instruction& in, Parse parse) {
+  auto it = cache.find(&in);
+  if (it == cache.end() || !it->second.first.same(in))
+    it = cache.insert_or_assign(&in, std::pair<InsnFormKey, D>{InsnFormKey::of(in), parse(in)})
+             .first;
+  return it->second.second;
+}
 
 /// Report a guest error for lane `lane` of `w` at the current instruction (implemented in
 /// executor.cpp; builds a sanitizer-style message naming kernel, block, thread, PC and line).

@@ -141,10 +141,8 @@ Desc parse(const Instruction& in) {
 }
 
 const Desc& desc_of(const Instruction& in) {
-  static std::unordered_map<const Instruction*, Desc> cache;
-  auto it = cache.find(&in);
-  if (it == cache.end()) it = cache.emplace(&in, parse(in)).first;
-  return it->second;
+  static std::unordered_map<const Instruction*, std::pair<InsnFormKey, Desc>> cache;
+  return cached_form(cache, in, parse);
 }
 
 /// The logical matrix of a fragment: rows x cols.

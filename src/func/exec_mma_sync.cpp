@@ -183,10 +183,8 @@ MmaDesc parse_mma(const Instruction& in) {
 }
 
 const MmaDesc& mma_desc(const Instruction& in) {
-  static std::unordered_map<const Instruction*, MmaDesc> cache;
-  auto it = cache.find(&in);
-  if (it == cache.end()) it = cache.emplace(&in, parse_mma(in)).first;
-  return it->second;
+  static std::unordered_map<const Instruction*, std::pair<InsnFormKey, MmaDesc>> cache;
+  return cached_form(cache, in, parse_mma);
 }
 
 /// Row and column of element `i` of fragment `f` held by lane `l` (layouts in the header).
@@ -354,10 +352,8 @@ MatDesc parse_mat(const Instruction& in) {
 }
 
 const MatDesc& mat_desc(const Instruction& in) {
-  static std::unordered_map<const Instruction*, MatDesc> cache;
-  auto it = cache.find(&in);
-  if (it == cache.end()) it = cache.emplace(&in, parse_mat(in)).first;
-  return it->second;
+  static std::unordered_map<const Instruction*, std::pair<InsnFormKey, MatDesc>> cache;
+  return cached_form(cache, in, parse_mat);
 }
 
 /// The shared-memory offset of lane `l`'s address operand (operand `j` of the instruction).
@@ -502,10 +498,8 @@ WgDesc parse_wg(const Instruction& in) {
 }
 
 const WgDesc& wg_desc(const Instruction& in) {
-  static std::unordered_map<const Instruction*, WgDesc> cache;
-  auto it = cache.find(&in);
-  if (it == cache.end()) it = cache.emplace(&in, parse_wg(in)).first;
-  return it->second;
+  static std::unordered_map<const Instruction*, std::pair<InsnFormKey, WgDesc>> cache;
+  return cached_form(cache, in, parse_wg);
 }
 
 /// Shared-memory offset of element (r, k) of a K-major operand with descriptor `desc`.
