@@ -5,12 +5,16 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo bench format format-check asan test-asan clean docs
+.PHONY: all deps deps-build configure build build-demo test demo bench format format-check asan test-asan clean docs
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# Only what configuring and building simtlab needs (`make demo`).
+deps-build:
+	@scripts/install-deps.sh --build
 
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
@@ -20,10 +24,15 @@ configure: $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# What the demo needs and nothing more: simtlab, the replacement libcudart.so.13 and the example
+# (the unit tests, test programs and workloads are built by `make build` / `make test`).
+build-demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target simtlab vector_add_prog
+
 test: deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 
-demo: deps build
+demo: deps-build build-demo
 	$(BUILD)/bin/simtlab run --stats $(BUILD)/demo-stats.json -- $(BUILD)/examples/vector_add
 
 bench: deps build

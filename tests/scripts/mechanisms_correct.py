@@ -6,7 +6,13 @@ final PASSED line (self-checking workloads, their default arguments).
 
 Usage:
   mechanisms_correct.py SIMTLAB PROGRAMS_DIR WORKLOADS_DIR [-j N] [--only NAME,...]
-                        [--mechs MECH,...]
+                        [--mechs MECH,...] [--baseline-cache DIR]
+
+`make test` runs one ctest per mechanism (mechanisms.correct.<mech>) so ctest can spread them
+over the cores and no single test runs hundreds of simulations. Those tests share the baseline
+runs through --baseline-cache: a baseline's exit code and stdout are stored under a key made of
+the command and the identity (path, size, mtime) of simtlab, its libcudart.so.13 and the
+program, computed once under a file lock by whichever test needs it first.
 
 Mechanisms checked (each a list of --set overrides on fermi-gtx480):
   rfc          sm.scheduler=two_level rfc.enable=true (baseline: sm.scheduler=two_level)
@@ -36,6 +42,9 @@ Mechanisms checked (each a list of --set overrides on fermi-gtx480):
 """
 import argparse
 import concurrent.futures as cf
+import fcntl
+import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -92,6 +101,43 @@ def run(simtlab, prog, sets, timeout=600, args=()):
         return "timeout", ""
 
 
+BASELINE_CACHE = None  # --baseline-cache
+
+
+def file_id(path):
+    st = os.stat(path)
+    return [os.path.abspath(path), st.st_size, st.st_mtime_ns]
+
+
+def cached_run(simtlab, prog, sets, args=()):
+    """run(), through the baseline cache when one is configured."""
+    if not BASELINE_CACHE:
+        return run(simtlab, prog, sets, args=args)
+    lib = os.path.join(os.path.dirname(os.path.dirname(simtlab)), "lib", "libcudart.so.13")
+    ident = {"simtlab": file_id(simtlab), "prog": file_id(prog), "sets": list(sets),
+             "args": list(args), "gpu": os.environ.get("SIMTLAB_GPU", ""),
+             "lib": file_id(lib) if os.path.exists(lib) else None}
+    key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:24]
+    os.makedirs(BASELINE_CACHE, exist_ok=True)
+    path = os.path.join(BASELINE_CACHE, key + ".json")
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one test computes it; the others wait and read it
+        try:
+            with open(path) as f:
+                got = json.load(f)
+            if got.get("ident") == ident:
+                return got["rc"], got["stdout"]
+        except (OSError, ValueError, KeyError):
+            pass
+        rc, out = run(simtlab, prog, sets, args=args)
+        if rc != "timeout":  # a timeout is not a result to reuse
+            tmp = path + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump({"ident": ident, "rc": rc, "stdout": out}, f)
+            os.replace(tmp, path)
+        return rc, out
+
+
 def check(simtlab, kind, prog, mech):
     base_sets, on_sets = MECHS[mech]
     name = f"{os.path.basename(prog)} [{mech}]"
@@ -105,7 +151,7 @@ def check(simtlab, kind, prog, mech):
     if kind == "workload":
         ok = rc == 0 and out.strip().splitlines()[-1:] == ["PASSED"]
         return name, ok, f"rc {rc}, last line {out.strip().splitlines()[-1:]}"
-    brc, bout = run(simtlab, prog, base_sets, args=stack_args)
+    brc, bout = cached_run(simtlab, prog, base_sets, args=stack_args)
     ok = rc == brc and out == bout and rc != "timeout"
     return name, ok, f"rc {rc} vs baseline {brc}, stdout {'same' if out == bout else 'differs'}"
 
@@ -121,7 +167,19 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--only", default="")
     ap.add_argument("--mechs", default="", help="comma-separated subset of the mechanisms")
+    ap.add_argument("--baseline-cache", default="",
+                    help="directory sharing baseline runs between invocations (see above)")
+    ap.add_argument("--list", action="store_true", help="print the mechanisms' names and exit")
     a = ap.parse_args()
+    if a.list:
+        print("\n".join(MECHS))
+        return 0
+    global BASELINE_CACHE
+    BASELINE_CACHE = os.path.abspath(a.baseline_cache) if a.baseline_cache else None
+    unknown = [m for m in filter(None, a.mechs.split(",")) if m not in MECHS]
+    if unknown:
+        print(f"unknown mechanism(s): {', '.join(unknown)} (known: {', '.join(MECHS)})")
+        return 2
     mechs = [m for m in MECHS if not a.mechs or m in a.mechs.split(",")]
     a.simtlab = os.path.abspath(a.simtlab)
     only = set(filter(None, a.only.split(",")))
@@ -136,6 +194,10 @@ def main():
                 continue
             for m in mechs:
                 jobs.append((kind, p, m))
+    missing = only - {os.path.basename(p) for _, p, _ in jobs}
+    if missing or not jobs:
+        print(f"no such program or workload: {', '.join(sorted(missing)) or '(nothing to run)'}")
+        return 2
     bad = 0
     with cf.ThreadPoolExecutor(a.j) as ex:
         for name, ok, why in ex.map(lambda j: check(a.simtlab, *j), jobs):
