@@ -715,6 +715,16 @@ std::string run_state(const std::string& out, const json& run, json* status = nu
 /// Set by SIGINT, SIGTERM and SIGHUP in `sweep exec` (the signal's number).
 volatile sig_atomic_t g_stop = 0;
 extern "C" void on_stop_signal(int sig) { g_stop = sig; }
+/// The run's process group (its command's pid) once started. Its group is not the terminal's,
+/// so `sweep exec` passes job control on: stopped (Ctrl-Z) and continued with it.
+volatile sig_atomic_t g_group = 0;
+extern "C" void on_tstp(int) {
+  if (g_group) kill(-pid_t(g_group), SIGSTOP);
+  raise(SIGSTOP);
+}
+extern "C" void on_cont(int) {
+  if (g_group) kill(-pid_t(g_group), SIGCONT);
+}
 
 /// `sweep exec`: one run, start to status.json. With `parent` (the local backend passes its
 /// pid) the process ends when that parent does, SIGKILL included. One execution of a run at a
@@ -731,6 +741,10 @@ int exec_run(const std::string& out, const std::string& id, int attempt, pid_t p
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  sa.sa_handler = on_tstp;
+  sigaction(SIGTSTP, &sa, nullptr);
+  sa.sa_handler = on_cont;
+  sigaction(SIGCONT, &sa, nullptr);
   const json plan = load_plan(out);
   const json* run = nullptr;
   for (const json& r : plan["runs"])
@@ -789,6 +803,7 @@ int exec_run(const std::string& out, const std::string& id, int attempt, pid_t p
     if (!cwd.empty()) fs::current_path(cwd);
     pid = spawn(argv, fs::absolute(here / dir / "stdout.txt").string(),
                 fs::absolute(here / dir / "stderr.txt").string(), /*own_group=*/true);
+    g_group = pid;
     if (!cwd.empty()) fs::current_path(here);
   }
   const double timeout = plan.value("timeout", 0.0);
@@ -816,6 +831,7 @@ int exec_run(const std::string& out, const std::string& id, int attempt, pid_t p
     if (timed_out && el > timeout + 30) kill(-pid, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  g_group = 0;
   kill(-pid, SIGKILL);  // what the command left running in its group ends with it
   waitpid(pid, &st, 0);
   if (stopping) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `simtlab sweep`: plan, run, resume, retry, status, collect and experiment-file errors.
 # Usage: sweep.sh SIMTLAB CASE
-#   CASE: basic | resume | retry | errors | lock | killresume | corrupt | names | outdir
+#   CASE: basic | resume | retry | errors | lock | tstp | killresume | corrupt | names | outdir
 
 set -u
 shopt -s lastpipe  # `... | check`: check runs in this shell, so its `fail` ends the test
@@ -153,6 +153,31 @@ EOT
   "$sim" sweep run exp.yaml --out out 2> third.txt || fail "the sweep after the kill failed: $(cat third.txt)"
   grep -q "1 runs, 0 finished before, 1 to run" third.txt || fail "$(cat third.txt)"
   "$sim" sweep status out | grep -q "lock: 1 runs: 1 passed" || fail "status after the kill"
+  ;;
+tstp)
+  # Ctrl-Z stops the runs too (each run's command has a process group of its own, not the
+  # terminal's: sweep exec passes the stop on) and `fg` (SIGCONT) resumes them.
+  cat > exp.yaml <<EOT
+experiment: tstp
+mode: functional
+workloads:
+  - {name: w, command: [sh, -c, "echo \$\$ > $dir/run.pid; sleep 2; echo done"]}
+variants:
+  v: {}
+EOT
+  set -m
+  "$sim" sweep run exp.yaml --out out > log.txt 2>&1 &
+  pid=$!
+  set +m
+  for _ in $(seq 300); do [ -s run.pid ] && pgrep -P "$(cat run.pid)" > /dev/null && break; sleep 0.05; done
+  child=$(pgrep -P "$(cat run.pid)") || fail "the run did not start"
+  kill -TSTP -- -"$pid"
+  sleep 0.5
+  state=$(awk '{print $3}' "/proc/$child/stat")
+  [ "$state" = T ] || fail "the run's process is not stopped (state $state)"
+  kill -CONT -- -"$pid"
+  wait "$pid" || fail "the sweep failed after SIGCONT: $(cat log.txt)"
+  "$sim" sweep status out | grep -q "tstp: 1 runs: 1 passed" || fail "status"
   ;;
 killresume)
   # SIGKILL a sweep while two runs execute, resume at once: no run may execute twice at the same
