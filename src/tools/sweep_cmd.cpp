@@ -495,7 +495,7 @@ json load_plan(const std::string& out) {
   auto fail = [&](const std::string& field, const std::string& what) {
     fatal("simtlab sweep: {}: {}: {}", path.string(), field, what);
   };
-  if (!err.empty()) fail("(file)", err);
+  if (!err.empty()) fatal("simtlab sweep: {}: {}", path.string(), err);
   if (!plan.is_object()) fail("(top level)", "not a JSON object");
   for (const char* k : {"experiment", "description", "baseline"})
     if (plan.contains(k) && !plan[k].is_string()) fail(k, "not a string");

@@ -253,6 +253,17 @@ PY
   printf '{"status": "passed", "plan_ha' > out/runs/va/b/status.json
   "$sim" sweep status out > st2.txt
   grep -qF "va/b corrupt: status.json: not valid JSON: it ends (at byte 29) in the middle of a value; truncated?" st2.txt || fail "damaged status.json: $(cat st2.txt)"
+  # A plan.json whose run id would leave OUT: the file and the field, before anything runs.
+  python3 - out/plan.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["runs"][0]["id"] = "../../etc"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+  if "$sim" sweep exec out --run ../../etc 2> plan.err; then fail "exec with a damaged plan.json exited 0"; fi
+  grep -qF "simtlab sweep: out/plan.json: runs[0].id: '../../etc' is not va/a[.r0]" plan.err || fail "damaged plan.json: $(cat plan.err)"
+  printf '{"runs": [' > out/plan.json
+  if "$sim" sweep status out 2> plan2.err; then fail "status with a truncated plan.json exited 0"; fi
+  grep -qF "simtlab sweep: out/plan.json: not valid JSON: it ends (at byte 10) in the middle of a value; truncated?" plan2.err || fail "truncated plan.json: $(cat plan2.err)"
   ;;
 names)
   # Names become directories under --out (runs/<workload>/<variant>) and the default --out is
