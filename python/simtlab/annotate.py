@@ -168,6 +168,9 @@ def main(argv=None):
     except SimtlabDataError as e:
         sys.stdout.flush()
         sys.exit(f"simtlab annotate: {e}")
+    except BrokenPipeError:  # `simtlab annotate ... | head`: the reader has gone
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     if args.kernel is not None and not matched:
         sys.exit(f"simtlab annotate: no kernel matches '{args.kernel}'")
     if out is held:
