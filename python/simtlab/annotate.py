@@ -5,20 +5,27 @@ writes per kernel (schema in docs/outputs.md) and prints, like `perf annotate`, 
 (for -lineinfo / -G builds) or the PTX with per-line columns: share of the kernel's attributed
 stall slots, stall slots, executions, the dominant stall reason, L1/L2 misses. The line with the
 most stall slots is marked `>>`.
+
+Standard library only (no pandas). The stats file is read one kernel at a time
+(statsfile.iter_kernels: only the fields printed here are kept, the per-instruction columns as
+compact arrays), so memory stays well under the file's size however many kernels it holds.
 """
 import argparse
-import json
+import io
 import os
 import sys
 
-REASONS = ["mem_pipeline", "collector_full", "unit_busy", "scoreboard", "barrier", "control",
-           "fetch", "throttled"]
+from .errors import SimtlabDataError
+from .statsfile import REASONS, attribution_tables, iter_kernels
+
+KEYS = ("name", "index", "cycles", "warp_insts", "attribution")
 
 
 def dominant(cols, i):
     best, bn = "-", 0
     for r in REASONS:
-        v = cols.get("stall_" + r, [0] * (i + 1))[i]
+        c = cols.get("stall_" + r)
+        v = c[i] if c is not None else 0
         if v > bn:
             best, bn = r, v
     if best == "scoreboard":
@@ -130,25 +137,45 @@ def main(argv=None):
     ap.add_argument("--ptx", action="store_true", help="annotate PTX instructions, not source")
     ap.add_argument("--top", type=int, default=5, help="top lines to list (default 5)")
     args = ap.parse_args(argv)
-    try:
-        with open(args.stats) as f:
-            d = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"simtlab annotate: {args.stats}: {e}")
-    kernels = d.get("kernels", [])
-    if args.kernel is not None:
+
+    def wanted(k):
+        if args.kernel is None:
+            return True
         if args.kernel.isdigit():
-            kernels = [k for k in kernels if str(k.get("index")) == args.kernel]
-        else:
-            kernels = [k for k in kernels if args.kernel in k.get("name", "")]
-        if not kernels:
-            sys.exit(f"simtlab annotate: no kernel matches '{args.kernel}'")
-    if not any("attribution" in k for k in kernels):
+            return str(k.get("index")) == args.kernel
+        name = k.get("name", "")
+        return isinstance(name, str) and args.kernel in name
+
+    # Kernels are printed as they are read; those before the first one with attribution are
+    # held back, so that a file without any prints only the error.
+    held = io.StringIO()
+    out = held
+    matched = 0
+    try:
+        for i, k in enumerate(iter_kernels(args.stats, KEYS)):
+            if not wanted(k):
+                continue
+            matched += 1
+            where = f"{args.stats}: kernels[{i}]"
+            if attribution_tables(k, where) is not None and out is held:
+                sys.stdout.write(held.getvalue())
+                out = sys.stdout
+            try:
+                annotate_kernel(k, args.source, args.ptx, args.top, out)
+            except (KeyError, IndexError, TypeError, ValueError) as e:
+                raise SimtlabDataError(f"{where}: unexpected content ({type(e).__name__}: {e})")
+            out.write("\n")
+    except SimtlabDataError as e:
+        sys.stdout.flush()
+        sys.exit(f"simtlab annotate: {e}")
+    except BrokenPipeError:  # `simtlab annotate ... | head`: the reader has gone
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    if args.kernel is not None and not matched:
+        sys.exit(f"simtlab annotate: no kernel matches '{args.kernel}'")
+    if out is held:
         sys.exit(f"simtlab annotate: {args.stats} has no per-instruction statistics; run with "
                  "`simtlab run --set sim.per_pc_stats=true --stats FILE` (timing mode)")
-    for k in kernels:
-        annotate_kernel(k, args.source, args.ptx, args.top, sys.stdout)
-        sys.stdout.write("\n")
 
 
 if __name__ == "__main__":

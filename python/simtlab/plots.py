@@ -1,16 +1,26 @@
 """The usual figures of a sweep, from its tidy CSV (simtlab.load_sweep). Each returns a
 matplotlib Figure (or None when the data has nothing to show) and the table it plots in
-fig.simtlab_table (a DataFrame), so a report can print every number it plots."""
-import matplotlib
+fig.simtlab_table (a DataFrame), so a report can print every number it plots.
 
-matplotlib.use("Agg")
-# Deterministic SVG (element ids from a fixed salt, no creation date): the same sweep gives the
-# same report, byte for byte.
-matplotlib.rcParams["svg.hashsalt"] = "simtlab"
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+matplotlib and pandas are imported when a figure is made (importing this module needs
+neither); without them the functions raise simtlab.MissingDependency."""
+from .data import speedups
+from .errors import need
 
-from .data import speedups  # noqa: E402
+_plt = None
+
+
+def _pyplot(feature):
+    """matplotlib.pyplot, set up once: the Agg backend and deterministic SVG (element ids from
+    a fixed salt, no creation date: the same sweep gives the same report, byte for byte)."""
+    global _plt
+    if _plt is None:
+        matplotlib = need("matplotlib", feature)
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.hashsalt"] = "simtlab"
+        _plt = need("matplotlib.pyplot", feature)
+    return _plt
+
 
 STALL_PREFIX = "stat:sm_total.stall."
 
@@ -19,6 +29,7 @@ def _bars(table, title, ylabel, stacked=False, hline=None):
     """Grouped (or stacked) bars of a table: one group per row, one bar per column. Small
     tables get vertical bars; tables with many bars get horizontal ones, the figure growing in
     height so every label stays readable (rows top to bottom in table order)."""
+    plt = _pyplot("simtlab.plots")
     per_group = 1 if stacked else max(1, len(table.columns))
     bars = len(table.index) * per_group
     if bars <= 30:
@@ -49,6 +60,7 @@ def _bars(table, title, ylabel, stacked=False, hline=None):
 
 def speedup(df, baseline=None, metric="cycles"):
     """Speedup of each variant over the baseline per workload, plus the geometric mean."""
+    _pyplot("simtlab.plots.speedup")
     t = speedups(df, baseline, metric)
     base = baseline or df.loc[df["baseline"] == 1, "variant"].iloc[0]
     t = t[[c for c in t.columns if c != base]]
@@ -67,6 +79,7 @@ def _weighted(df, col):
 
 def stall_breakdown(df):
     """Why scheduler issue slots did or did not issue, as fractions, per workload and variant."""
+    _pyplot("simtlab.plots.stall_breakdown")
     cols = [c for c in df.columns if c.startswith(STALL_PREFIX)]
     if not cols:
         return None
@@ -80,6 +93,7 @@ def stall_breakdown(df):
 
 def occupancy(df):
     """Average resident warps per active cycle (cycle-weighted over kernels)."""
+    _pyplot("simtlab.plots.occupancy")
     col = "stat:sm_total.occupancy"
     if col not in df.columns or df[col].isna().all():
         return None
@@ -88,6 +102,8 @@ def occupancy(df):
 
 def miss_rates(df):
     """L1D and L2 miss rates (misses / accesses over each run's kernels)."""
+    _pyplot("simtlab.plots.miss_rates")
+    pd = need("pandas", "simtlab.plots.miss_rates")
     pairs = {"L1D": ("stat:sm_total.l1d.misses", "stat:sm_total.l1d.accesses"),
              "L2": ("stat:mem.l2_total.misses", "stat:mem.l2_total.accesses")}
     parts = {}
@@ -104,6 +120,7 @@ def miss_rates(df):
 
 def energy(df):
     """Energy per workload and variant, when the stats carry an energy model's output."""
+    _pyplot("simtlab.plots.energy")
     cols = [c for c in df.columns if c.startswith("stat:") and c.endswith("energy_j")]
     if not cols:
         return None
@@ -115,6 +132,7 @@ def intervals(iv, workload):
     """Interval statistics of one workload over time (one line per variant): IPC, resident
     warps per SM, L1D and L2 hit rates, DRAM requests per cycle and row-buffer hit rate, and
     the issue-slot mix of the first variant. `iv` is simtlab.load_sweep_intervals(DIR)."""
+    plt = _pyplot("simtlab.plots.intervals")
     d = iv[iv["workload"] == workload]
     if d.empty:
         return None

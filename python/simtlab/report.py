@@ -7,12 +7,13 @@ The page's own script counts the figures that rendered with a non-empty box and 
 import argparse
 import html
 import io
-import json
 import os
 import sys
+import warnings
 
 from . import plots
 from .data import load_sweep, load_sweep_hot_lines, load_sweep_intervals
+from .errors import MissingDependency, SimtlabDataError, SimtlabWarning, need
 
 
 def _svg(fig):
@@ -35,7 +36,7 @@ def _config_diff(df, plan):
         rows.append({"variant": v["name"], "baseline": "yes" if v["name"] == plan.get("baseline") else "",
                      "gpu": v["gpu"], "mode": v["mode"], "--set": " ".join(v.get("set", []))})
     cfg_cols = [c for c in df.columns if c.startswith("cfg:")]
-    import pandas as pd
+    pd = need("pandas", "simtlab report")
     t = pd.DataFrame(rows)
     if cfg_cols and not t.empty:
         vals = df.groupby("variant", sort=False)[cfg_cols].first()
@@ -138,7 +139,20 @@ def main(argv=None):
     if not os.path.exists(os.path.join(a.dir, "plan.json")):
         print(f"simtlab report: {a.dir} holds no sweep (no plan.json)", file=sys.stderr)
         return 1
-    doc, figures = build(a.dir)
+    try:
+        need("pandas", "simtlab report")
+        need("matplotlib", "simtlab report")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            doc, figures = build(a.dir)
+        for w in caught:
+            if issubclass(w.category, SimtlabWarning):
+                print(f"simtlab report: warning: {w.message}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    except (MissingDependency, SimtlabDataError) as e:
+        print(f"simtlab report: {e}", file=sys.stderr)
+        return 1
     out = a.output or os.path.join(a.dir, "report.html")
     with open(out, "w") as f:
         f.write(doc)

@@ -5,19 +5,31 @@
 // Layout of a sweep's output directory (deterministic; the same for every backend):
 //   OUT/plan.json                        the runs: id, workload, variant, repetition, command
 //   OUT/experiment.yaml                  a copy of the experiment file the plan came from
+//   OUT/.lock                            flock of the `sweep run` using OUT ("<pid> <host>")
 //   OUT/runs/<workload>/<variant>[.r<k>]/
 //        command.txt stdout.txt stderr.txt stats.json
+//        .lock                           flock of the `sweep exec` running it (and its children)
 //        status.json                     written last (atomically) by `sweep exec`:
 //                                        {status, exit_code, reason, attempt, wall_seconds,
-//                                         stderr_tail, plan_hash}
+//                                         stderr_tail, plan_hash, stats: {bytes, mtime_ns}}
 //   OUT/results.csv                      `sweep collect`
 // A run counts as finished when its status.json says "passed" for the same command
-// (plan_hash); `sweep run` skips those, so an interrupted sweep resumes where it stopped. A run
-// that fails is retried once in the same invocation and then reported with its stderr tail.
+// (plan_hash) and its stats.json is complete (valid JSON with every kernel; checked when the
+// run ends and again whenever its size or time differ from what status.json recorded); `sweep
+// run` skips those, so an interrupted sweep resumes where it stopped. Any other run (failed,
+// timeout, corrupt, pending) runs again. A run that fails is retried once in the same
+// invocation and then reported with its stderr tail.
+//
+// Names (experiment, workloads, variants) are single directory names (name_problem), so no
+// experiment file or plan.json can make a sweep write outside OUT.
 //
 // Every run goes through `simtlab sweep exec OUT --run ID` (the local backend starts those
-// itself, N at a time), so a cluster backend only has to start the same command per task.
+// itself, N at a time, each ending with it), so a cluster backend only has to start the same
+// command per task. No two executions of one run overlap: each holds the run's lock while it
+// (or anything its command started) lives, and a second one waits for it.
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +110,79 @@ std::string hash_hex(const std::string& s) {
   throw UserError(fmt::format("{}: {}: {}", file, path, what));
 }
 
+/// `s` with control characters escaped (\n, \t, \x01), for messages and key paths.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", unsigned(c));
+    else
+      out += char(c);
+  }
+  return out;
+}
+
+/// Why `name` (an experiment, workload or variant name) cannot be one directory name under the
+/// sweep's output directory, or "" when it can. A name is 1 to 128 characters of letters,
+/// digits and `_ . + = @ % , -`, and does not start with '.' or '-'.
+std::string name_problem(const std::string& name) {
+  if (name.empty()) return "a name may not be empty";
+  for (unsigned char c : name)
+    if (c < 0x20 || c == 0x7f)
+      return fmt::format("'{}' contains a control character ({}); names become directory names",
+                         printable(name), printable(std::string(1, char(c))));
+  if (name[0] == '/')
+    return fmt::format("'{}' is an absolute path; names become directory names under --out", name);
+  if (name.find_first_of("/\\") != std::string::npos) {
+    std::istringstream is(name);
+    std::string part;
+    bool up = false;
+    while (std::getline(is, part, '/')) up = up || part == "..";
+    return up ? fmt::format(
+                    "'{}' would leave the output directory ('..' and '/' are not "
+                    "allowed in names)",
+                    name)
+              : fmt::format("'{}' contains '{}'; names become single directory names", name,
+                            name.find('/') != std::string::npos ? '/' : '\\');
+  }
+  if (name == "..") return "'..' would leave the output directory";
+  if (name == ".") return "'.' is the output directory itself, not a name";
+  if (name[0] == '.') return fmt::format("'{}' starts with '.' (a hidden directory)", name);
+  if (name[0] == '-') return fmt::format("'{}' starts with '-' (it would read as an option)", name);
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) &&
+        std::string_view("_.+=@%,-").find(c) == std::string_view::npos)
+      return fmt::format("'{}' contains '{}' (names are letters, digits and _ . + = @ % , -)", name,
+                         c);
+  if (name.size() > 128)
+    return fmt::format("'{}...' is longer than 128 characters", name.substr(0, 20));
+  return {};
+}
+
+void check_name(const std::string& file, const std::string& path, const std::string& name) {
+  if (const std::string why = name_problem(name); !why.empty()) bad(file, path, why);
+}
+
+/// Two entries of one mapping with the same key: an error naming both lines (yaml-cpp keeps
+/// both entries, and a lookup silently finds the first).
+void no_duplicate_keys(const std::string& file, const YAML::Node& n, const std::string& path) {
+  std::map<std::string, int> line;
+  for (const auto& kv : n) {
+    if (!kv.first.IsScalar()) continue;
+    const std::string k = kv.first.as<std::string>();
+    const int l = kv.first.Mark().line + 1;
+    if (auto [it, fresh] = line.emplace(k, l); !fresh)
+      bad(file, path.empty() ? printable(k) : path + "." + printable(k),
+          fmt::format("appears twice (lines {} and {}); remove or rename one", it->second, l));
+  }
+}
+
 std::vector<std::string> str_list(const std::string& file, const YAML::Node& n,
                                   const std::string& path) {
   std::vector<std::string> out;
@@ -121,6 +206,7 @@ std::string scalar(const std::string& file, const YAML::Node& m, const std::stri
 void only_keys(const std::string& file, const YAML::Node& n, const std::string& path,
                std::initializer_list<const char*> allowed) {
   if (!n.IsMap()) bad(file, path.empty() ? "(top level)" : path, "expected a mapping");
+  no_duplicate_keys(file, n, path);
   for (const auto& kv : n) {
     const std::string k = kv.first.as<std::string>();
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
@@ -167,6 +253,7 @@ Experiment load_experiment(const std::string& file, const Manifest* manifest,
   x.path = file;
   x.name = scalar(file, root, "", "experiment", "");
   if (x.name.empty()) bad(file, "experiment", "missing (the experiment's name)");
+  check_name(file, "experiment", x.name);  // the default --out is sweeps/<name>
   x.description = scalar(file, root, "", "description", "");
   const std::string gpu = scalar(file, root, "", "gpu", config::kDefaultGpu);
   const std::string mode = scalar(file, root, "", "mode", "timing");
@@ -187,24 +274,40 @@ Experiment load_experiment(const std::string& file, const Manifest* manifest,
     x.slurm.cpus_per_task = unsigned(number(file, sl, "cpus_per_task", 1, 1, 1024, "slurm"));
     x.slurm.max_parallel = unsigned(number(file, sl, "max_parallel", 0, 0, 1e6, "slurm"));
     x.slurm.extra = str_list(file, sl["extra"], "slurm.extra");
-    for (const std::string* v : {&x.slurm.partition, &x.slurm.account, &x.slurm.mem, &x.slurm.time})
-      if (v->find_first_of(" \t\n'\"$`\\") != std::string::npos)
-        bad(file, "slurm",
-            fmt::format("'{}' may not contain spaces, quotes or shell characters", *v));
+    for (const auto& [key, v] : {std::pair{"partition", &x.slurm.partition},
+                                 {"account", &x.slurm.account},
+                                 {"mem", &x.slurm.mem},
+                                 {"time", &x.slurm.time}})
+      if (std::any_of(v->begin(), v->end(),
+                      [](unsigned char c) { return c < 0x20 || c == 0x7f; }) ||
+          v->find_first_of(" '\"$`\\") != std::string::npos)
+        bad(file, fmt::format("slurm.{}", key),
+            fmt::format("'{}' may not contain spaces, quotes, control or shell characters",
+                        printable(*v)));
+    // Each entry becomes one `#SBATCH` line of the job script: a line break would start a line
+    // of its own (a shell command).
+    for (size_t i = 0; i < x.slurm.extra.size(); ++i) {
+      const std::string& e = x.slurm.extra[i];
+      if (std::any_of(e.begin(), e.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+        bad(file, fmt::format("slurm.extra[{}]", i),
+            fmt::format("'{}' contains a line break or control character; each entry must be "
+                        "one #SBATCH option on one line",
+                        printable(e)));
+    }
   }
 
   // Variants, in file order.
   const YAML::Node vs = root["variants"];
   if (!vs || !vs.IsMap() || vs.size() == 0)
     bad(file, "variants", "missing or not a mapping of variant name -> {gpu, set, mode}");
+  no_duplicate_keys(file, vs, "variants");
   std::set<std::string> keys;
   for (const std::string& s : common) keys.insert(s.substr(0, s.find('=')));
   for (const auto& kv : vs) {
     Variant v;
     v.name = kv.first.as<std::string>();
-    const std::string p = "variants." + v.name;
-    if (v.name.empty() || v.name.find_first_of("/ \t") != std::string::npos)
-      bad(file, p, "a variant name must be non-empty without '/' or spaces");
+    const std::string p = "variants." + printable(v.name);
+    check_name(file, p, v.name);
     const YAML::Node n = kv.second.IsNull() ? YAML::Node(YAML::NodeType::Map) : kv.second;
     only_keys(file, n, p, {"gpu", "set", "mode", "description"});
     v.gpu = scalar(file, n, p, "gpu", gpu);
@@ -254,7 +357,9 @@ Experiment load_experiment(const std::string& file, const Manifest* manifest,
       const std::string name = scalar(file, n, p, "workload", "");
       const Workload* w = manifest->find(name);
       if (!w)
-        bad(file, p + ".workload", fmt::format("no workload '{}' in {}", name, manifest->path));
+        bad(file, p + ".workload",
+            fmt::format("no workload '{}' in {}", printable(name), manifest->path));
+      check_name(file, p + ".workload", name);
       if (seen.insert(name).second) ws.push_back({name, w, {}, ""});
     } else if (n["set"]) {
       need_manifest(p);
@@ -262,15 +367,29 @@ Experiment load_experiment(const std::string& file, const Manifest* manifest,
       if (!manifest->sets.count(set))
         bad(file, p + ".set", fmt::format("no set '{}' in {}", set, manifest->path));
       for (const auto& w : manifest->workloads)
-        if (w.in_set(set) && seen.insert(w.name).second) ws.push_back({w.name, &w, {}, ""});
+        if (w.in_set(set) && seen.insert(w.name).second) {
+          check_name(file, p + ".set", w.name);
+          ws.push_back({w.name, &w, {}, ""});
+        }
     } else if (n["command"]) {
       W w;
       w.name = scalar(file, n, p, "name", "");
-      if (w.name.empty() || w.name.find_first_of("/ \t") != std::string::npos)
-        bad(file, p + ".name", "a command needs a name without '/' or spaces");
+      if (w.name.empty()) bad(file, p + ".name", "a command needs a name");
+      check_name(file, p + ".name", w.name);
       w.command = str_list(file, n["command"], p + ".command");
       if (w.command.empty()) bad(file, p + ".command", "empty");
       w.cwd = scalar(file, n, p, "cwd", "");
+      if (!w.cwd.empty()) {
+        std::error_code ec;
+        if (!fs::is_directory(w.cwd, ec))
+          bad(file, p + ".cwd",
+              fmt::format("'{}' {}{}", printable(w.cwd),
+                          fs::exists(w.cwd, ec) ? "is not a directory" : "does not exist",
+                          fs::path(w.cwd).is_relative()
+                              ? fmt::format(" (relative to {}, where the sweep runs)",
+                                            fs::current_path().string())
+                              : ""));
+      }
       const fs::path prog = fs::path(w.cwd.empty() ? "." : w.cwd) / w.command[0];
       if (w.command[0].find('/') != std::string::npos && access(prog.c_str(), X_OK) != 0)
         bad(file, p + ".command[0]", fmt::format("{} is not an executable file", prog.string()));
@@ -330,23 +449,90 @@ json plan_json(const Experiment& x) {
           {"runs", runs}};
 }
 
-json read_json(const fs::path& p) {
-  std::ifstream f(p);
-  if (!f) return json();
-  try {
-    return json::parse(f);
-  } catch (const std::exception&) {
-    return json();
-  }
+/// Why a JSON parse stopped at byte `pos` (0-based) of a file of `size` bytes, in words;
+/// `what` is the parser's message (an error at the end of the input means the file was cut).
+std::string json_error_text(size_t pos, uintmax_t size, const std::string& what) {
+  if (size == 0) return "empty file";
+  if (pos + 1 >= size || what.find("end of input") != std::string::npos ||
+      what.find("missing closing quote") != std::string::npos)
+    return fmt::format("not valid JSON: it ends (at byte {}) in the middle of a value; truncated?",
+                       size);
+  return fmt::format("not valid JSON at byte {} of {}", pos, size);
 }
 
+/// A JSON file; on failure `*err` says why ("missing", "not valid JSON at byte ...", ...) and
+/// the result is null. `*err` is "" on success.
+json read_json(const fs::path& p, std::string* err = nullptr) {
+  if (err) err->clear();
+  std::error_code ec;
+  std::ifstream f(p, std::ios::binary);
+  if (!f) {
+    if (err) *err = fs::exists(p, ec) ? "cannot be read" : "missing";
+    return json();
+  }
+  try {
+    return json::parse(f);
+  } catch (const json::parse_error& e) {
+    if (err) *err = json_error_text(e.byte ? e.byte - 1 : 0, fs::file_size(p, ec), e.what());
+  } catch (const std::exception& e) {
+    if (err) *err = fmt::format("cannot be read: {}", e.what());
+  }
+  return json();
+}
+
+/// The sweep's plan (OUT/plan.json) with every field the commands use checked; an error names
+/// the file and the field. Run ids are `<workload>/<variant>[.r<rep>]` of valid names, so no
+/// plan can make a run write outside OUT/runs.
 json load_plan(const std::string& out) {
-  const json plan = read_json(fs::path(out) / "plan.json");
-  if (!plan.is_object() || !plan.contains("runs"))
+  const fs::path path = fs::path(out) / "plan.json";
+  std::string err;
+  const json plan = read_json(path, &err);
+  if (err == "missing")
     fatal(
-        "simtlab sweep: {} holds no sweep (no readable plan.json); run `simtlab sweep run "
-        "EXP.yaml --out {}` first",
+        "simtlab sweep: {} holds no sweep (no plan.json); run `simtlab sweep run EXP.yaml --out "
+        "{}` first",
         out, out);
+  auto fail = [&](const std::string& field, const std::string& what) {
+    fatal("simtlab sweep: {}: {}: {}", path.string(), field, what);
+  };
+  if (!err.empty()) fatal("simtlab sweep: {}: {}", path.string(), err);
+  if (!plan.is_object()) fail("(top level)", "not a JSON object");
+  for (const char* k : {"experiment", "description", "baseline"})
+    if (plan.contains(k) && !plan[k].is_string()) fail(k, "not a string");
+  if (plan.contains("timeout") && !plan["timeout"].is_number()) fail("timeout", "not a number");
+  if (plan.contains("config_keys")) {
+    const json& ck = plan["config_keys"];
+    if (!ck.is_array() ||
+        !std::all_of(ck.begin(), ck.end(), [](const json& v) { return v.is_string(); }))
+      fail("config_keys", "not a list of strings");
+  }
+  if (!plan.contains("runs") || !plan["runs"].is_array()) fail("runs", "missing or not a list");
+  std::set<std::string> ids;
+  for (size_t i = 0; i < plan["runs"].size(); ++i) {
+    const json& r = plan["runs"][i];
+    const std::string w = fmt::format("runs[{}]", i);
+    if (!r.is_object()) fail(w, "not an object");
+    for (const char* k : {"id", "workload", "variant", "cwd", "hash"})
+      if (!r.contains(k) || !r[k].is_string()) fail(w + "." + k, "missing or not a string");
+    if (!r.contains("rep") || !r["rep"].is_number_integer() || r["rep"].get<int64_t>() < 0)
+      fail(w + ".rep", "missing or not a non-negative integer");
+    if (!r.contains("self_checking") || !r["self_checking"].is_boolean())
+      fail(w + ".self_checking", "missing or not true/false");
+    const json& argv = r.contains("argv") ? r["argv"] : json();
+    if (!argv.is_array() || argv.empty() ||
+        !std::all_of(argv.begin(), argv.end(), [](const json& v) { return v.is_string(); }))
+      fail(w + ".argv", "missing or not a non-empty list of strings");
+    for (const char* k : {"workload", "variant"})
+      if (const std::string why = name_problem(r[k].get<std::string>()); !why.empty())
+        fail(w + "." + k, why);
+    const std::string id = r["id"].get<std::string>();
+    const std::string base =
+        r["workload"].get<std::string>() + "/" + r["variant"].get<std::string>();
+    if (id != base && id != fmt::format("{}.r{}", base, r["rep"].get<int64_t>()))
+      fail(w + ".id",
+           fmt::format("'{}' is not {}[.r{}]", printable(id), base, r["rep"].get<int64_t>()));
+    if (!ids.insert(id).second) fail(w + ".id", fmt::format("'{}' appears twice", id));
+  }
   return plan;
 }
 
@@ -354,24 +540,237 @@ fs::path run_dir(const std::string& out, const std::string& id) {
   return fs::path(out) / "runs" / id;
 }
 
-/// "passed", "failed", "timeout" or "pending" (no status, or one for another command).
-std::string run_state(const std::string& out, const json& run, json* status = nullptr) {
-  const json st = read_json(run_dir(out, run["id"].get<std::string>()) / "status.json");
-  if (status) *status = st;
-  if (!st.is_object() || st.value("plan_hash", "") != run["hash"].get<std::string>())
-    return "pending";
-  return st.value("status", "pending");
+/// Size and modification time of a file: {"bytes": N, "mtime_ns": T}, null when it is missing.
+json file_stamp(const fs::path& p) {
+  struct stat sb {};
+  if (stat(p.c_str(), &sb) != 0) return json();
+  return {{"bytes", uint64_t(sb.st_size)},
+          {"mtime_ns", int64_t(sb.st_mtim.tv_sec) * 1000000000 + sb.st_mtim.tv_nsec}};
 }
 
-/// `sweep exec`: one run, start to status.json.
-int exec_run(const std::string& out, const std::string& id, int attempt) {
+/// Checks a stats file (`simtlab run --stats`) without building it in memory: valid JSON, with
+/// the "simtlab" header, a "kernels" list and as many entries in it as totals.launches says.
+class StatsCheck : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t v) override { return number(v); }
+  bool number_unsigned(number_unsigned_t v) override { return number(int64_t(v)); }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    if (depth_ == 0) root_object_ = true;
+    if (depth_ == 2 && in_kernels_) ++kernels_;
+    ++depth_;
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (depth_ == 1) {
+      k1_ = k;
+      header_ = header_ || k == "simtlab";
+    } else if (depth_ == 2) {
+      k2_ = k;
+    }
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (depth_ == 1 && k1_ == "kernels") in_kernels_ = has_kernels_ = true;
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    if (--depth_ == 1) in_kernels_ = false;
+    return true;
+  }
+  bool parse_error(std::size_t pos, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    error_pos_ = pos ? pos - 1 : 0;
+    error_what_ = ex.what();
+    return false;
+  }
+  /// "" when the file is complete, else why not.
+  static std::string check(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::error_code ec;
+    if (!f) return fs::exists(p, ec) ? "stats.json cannot be read" : "stats.json is missing";
+    StatsCheck c;
+    const bool ok = json::sax_parse(f, &c);
+    if (!ok)
+      return "stats.json: " + json_error_text(c.error_pos_, fs::file_size(p, ec), c.error_what_);
+    if (!c.root_object_) return "stats.json is not a JSON object";
+    if (!c.header_) return "stats.json has no \"simtlab\" header (not written by simtlab run)";
+    if (!c.has_kernels_) return "stats.json has no \"kernels\" list";
+    if (c.launches_ < 0) return "stats.json has no totals.launches";
+    if (uint64_t(c.launches_) != c.kernels_)
+      return fmt::format("stats.json has {} kernel entr{} but totals.launches says {}", c.kernels_,
+                         c.kernels_ == 1 ? "y" : "ies", c.launches_);
+    return {};
+  }
+
+ private:
+  bool number(int64_t v) {
+    if (depth_ == 2 && k1_ == "totals" && k2_ == "launches") launches_ = v;
+    return true;
+  }
+  int depth_ = 0;
+  std::string k1_, k2_;
+  bool root_object_ = false, header_ = false, in_kernels_ = false, has_kernels_ = false;
+  uint64_t kernels_ = 0;
+  int64_t launches_ = -1;
+  size_t error_pos_ = 0;
+  std::string error_what_;
+};
+
+/// Why a passed run's stats.json is not usable, or "" when it is. `rec` is the file's stamp as
+/// `sweep exec` recorded it after checking it (null: the run wrote none); a file with that
+/// size and time is taken as checked, any other is checked again. A run without a stats file
+/// passes only when it recorded none and is not a suite workload (a command that never
+/// started the simulator, e.g. a shell script without CUDA).
+std::string stats_problem(const fs::path& dir, const json& rec, bool self_checking) {
+  const fs::path p = dir / "stats.json";
+  const json now = file_stamp(p);
+  if (now.is_null()) {
+    if (rec.is_object())
+      return fmt::format("stats.json is missing (the run wrote {} bytes)", rec.value("bytes", 0));
+    return self_checking ? "the run wrote no stats.json" : "";
+  }
+  if (rec.is_object() && rec == now) return {};
+  if (rec.is_object() && rec["bytes"] != now["bytes"]) {
+    const std::string why = StatsCheck::check(p);
+    return why.empty() ? why
+                       : fmt::format("{} (the run wrote {} bytes, it now has {})", why,
+                                     rec["bytes"].get<uint64_t>(), now["bytes"].get<uint64_t>());
+  }
+  return StatsCheck::check(p);
+}
+
+/// Why a status.json (parsed) is not one `sweep exec` writes, or "" when it is.
+std::string status_problem(const json& st) {
+  if (!st.is_object()) return "not a JSON object";
+  if (!st.contains("status") || !st["status"].is_string()) return "field 'status' is missing";
+  const std::string s = st["status"].get<std::string>();
+  if (s != "passed" && s != "failed" && s != "timeout" && s != "corrupt")
+    return fmt::format("field 'status' is '{}'", printable(s));
+  if (!st.contains("plan_hash") || !st["plan_hash"].is_string())
+    return "field 'plan_hash' is missing";
+  for (const char* k : {"attempt", "exit_code"})
+    if (st.contains(k) && !st[k].is_number_integer())
+      return fmt::format("field '{}' is not an integer", k);
+  if (st.contains("wall_seconds") && !st["wall_seconds"].is_number())
+    return "field 'wall_seconds' is not a number";
+  for (const char* k : {"reason", "stderr_tail"})
+    if (st.contains(k) && !st[k].is_string()) return fmt::format("field '{}' is not a string", k);
+  if (st.contains("stats") && !st["stats"].is_null()) {
+    const json& r = st["stats"];
+    if (!r.is_object() || !r.contains("bytes") || !r["bytes"].is_number_unsigned() ||
+        !r.contains("mtime_ns") || !r["mtime_ns"].is_number_integer())
+      return "field 'stats' is not {bytes, mtime_ns}";
+  }
+  return {};
+}
+
+/// The state of a run: "passed"; "failed" or "timeout" (as its status.json says); "corrupt"
+/// (its status.json, or a passed run's stats.json, is unreadable or incomplete: the reason says
+/// which and why); "pending" (no status.json, or one for another command). `*status` gets the
+/// status.json (with status and reason replaced for a corrupt run; null when there is none).
+/// `check_stats` false skips the stats check (a cheap progress count).
+std::string run_state(const std::string& out, const json& run, json* status = nullptr,
+                      bool check_stats = true) {
+  const fs::path dir = run_dir(out, run["id"].get<std::string>());
+  std::string err;
+  json st = read_json(dir / "status.json", &err);
+  auto corrupt = [&](const std::string& why) {
+    if (status) *status = {{"status", "corrupt"}, {"reason", why}};
+    return std::string("corrupt");
+  };
+  if (err == "missing") {
+    if (status) *status = json();
+    return "pending";
+  }
+  if (!err.empty()) return corrupt("status.json: " + err);
+  if (const std::string why = status_problem(st); !why.empty())
+    return corrupt("status.json: " + why);
+  if (status) *status = st;
+  if (st["plan_hash"] != run["hash"]) return "pending";
+  const std::string state = st["status"].get<std::string>();
+  if (state == "passed" && check_stats) {
+    const std::string why =
+        stats_problem(dir, st.value("stats", json()), run["self_checking"].get<bool>());
+    if (!why.empty()) {
+      if (status) {
+        (*status)["status"] = "corrupt";
+        (*status)["reason"] = "corrupt stats: " + why;
+      }
+      return "corrupt";
+    }
+  }
+  return state;
+}
+
+/// Set by SIGINT, SIGTERM and SIGHUP in `sweep exec` (the signal's number).
+volatile sig_atomic_t g_stop = 0;
+extern "C" void on_stop_signal(int sig) { g_stop = sig; }
+/// The run's process group (its command's pid) once started. Its group is not the terminal's,
+/// so `sweep exec` passes job control on: stopped (Ctrl-Z) and continued with it.
+volatile sig_atomic_t g_group = 0;
+extern "C" void on_tstp(int) {
+  if (g_group) kill(-pid_t(g_group), SIGSTOP);
+  raise(SIGSTOP);
+}
+extern "C" void on_cont(int) {
+  if (g_group) kill(-pid_t(g_group), SIGCONT);
+}
+
+/// `sweep exec`: one run, start to status.json. With `parent` (the local backend passes its
+/// pid) the process ends when that parent does, SIGKILL included. One execution of a run at a
+/// time: OUT/runs/<id>/.lock is held (flock) by this process and, inherited, by everything it
+/// starts; a second execution waits for it. The run's command leads a process group of its own:
+/// a signal to `sweep exec` is passed on to the whole group, and whatever the command leaves
+/// running in it is killed when the command ends.
+int exec_run(const std::string& out, const std::string& id, int attempt, pid_t parent) {
+  if (parent > 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) return 128 + SIGTERM;  // the parent died before prctl
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  sa.sa_handler = on_tstp;
+  sigaction(SIGTSTP, &sa, nullptr);
+  sa.sa_handler = on_cont;
+  sigaction(SIGCONT, &sa, nullptr);
   const json plan = load_plan(out);
   const json* run = nullptr;
   for (const json& r : plan["runs"])
     if (r["id"] == id) run = &r;
-  if (!run) fatal("simtlab sweep exec: no run '{}' in {}/plan.json", id, out);
+  if (!run) fatal("simtlab sweep exec: no run '{}' in {}/plan.json", printable(id), out);
   const fs::path dir = run_dir(out, id);
   fs::create_directories(dir);
+  FileLock lock;
+  std::string holder;
+  if (!lock.try_lock((dir / ".lock").string(), /*inherit=*/true, &holder)) {
+    std::fprintf(stderr,
+                 "simtlab sweep exec: %s is still being executed by %s (or a process it "
+                 "started); waiting for it to end\n",
+                 id.c_str(), holder.c_str());
+    while (!lock.try_lock((dir / ".lock").string(), true, nullptr)) {
+      if (g_stop) return 128 + g_stop;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (run_state(out, *run) == "passed") {
+      std::fprintf(stderr,
+                   "simtlab sweep exec: %s passed in that execution; not running it again\n",
+                   id.c_str());
+      return 0;
+    }
+  }
+  if (g_stop) return 128 + g_stop;
   std::error_code ec;
   for (const char* f : {"status.json", "stats.json"}) fs::remove(dir / f, ec);
   std::vector<std::string> argv;
@@ -383,6 +782,19 @@ int exec_run(const std::string& out, const std::string& id, int attempt) {
   }
   write_file_atomic((dir / "command.txt").string(), join(argv, " ") + "\n");
   const std::string cwd = (*run)["cwd"].get<std::string>();
+  json s;
+  s["plan_hash"] = (*run)["hash"];
+  s["attempt"] = attempt;
+  if (!cwd.empty() && !fs::is_directory(cwd, ec)) {
+    s.update({{"status", "failed"},
+              {"exit_code", -1},
+              {"wall_seconds", 0.0},
+              {"reason", fmt::format("the working directory '{}' does not exist (relative to {})",
+                                     cwd, fs::current_path().string())},
+              {"stderr_tail", ""}});
+    write_file_atomic((dir / "status.json").string(), s.dump(2) + "\n");
+    return 1;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
   {
@@ -390,27 +802,44 @@ int exec_run(const std::string& out, const std::string& id, int attempt) {
     const fs::path here = fs::current_path();
     if (!cwd.empty()) fs::current_path(cwd);
     pid = spawn(argv, fs::absolute(here / dir / "stdout.txt").string(),
-                fs::absolute(here / dir / "stderr.txt").string());
+                fs::absolute(here / dir / "stderr.txt").string(), /*own_group=*/true);
+    g_group = pid;
     if (!cwd.empty()) fs::current_path(here);
   }
   const double timeout = plan.value("timeout", 0.0);
   int st = 0;
   bool timed_out = false;
+  int stopping = 0;
+  std::chrono::steady_clock::time_point stop_t;
   for (;;) {
-    const pid_t w = waitpid(pid, &st, WNOHANG);
-    if (w == pid) break;
-    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Wait without reaping: while the command is a zombie its process group id stays ours.
+    siginfo_t info{};
+    if (waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+      break;
+    const auto now = std::chrono::steady_clock::now();
+    const double el = std::chrono::duration<double>(now - t0).count();
+    if (g_stop && !stopping) {
+      stopping = g_stop;
+      stop_t = now;
+      kill(-pid, stopping == SIGHUP ? SIGTERM : stopping);
+    }
+    if (stopping && now - stop_t > std::chrono::seconds(10)) kill(-pid, SIGKILL);
     if (timeout > 0 && el > timeout && !timed_out) {
-      kill(pid, SIGTERM);  // simtlab still writes the stats of the interrupted kernel
+      kill(-pid, SIGTERM);  // simtlab still writes the stats of the interrupted kernel
       timed_out = true;
     }
-    if (timed_out && el > timeout + 30) kill(pid, SIGKILL);
+    if (timed_out && el > timeout + 30) kill(-pid, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  g_group = 0;
+  kill(-pid, SIGKILL);  // what the command left running in its group ends with it
+  waitpid(pid, &st, 0);
+  if (stopping) {
+    std::fprintf(stderr, "simtlab sweep exec: %s stopped by %s; no status written\n", id.c_str(),
+                 strsignal(stopping));
+    return 128 + stopping;
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  json s;
-  s["plan_hash"] = (*run)["hash"];
-  s["attempt"] = attempt;
   s["wall_seconds"] = wall;
   s["exit_code"] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   const std::string last = last_line((dir / "stdout.txt").string());
@@ -429,30 +858,31 @@ int exec_run(const std::string& out, const std::string& id, int attempt) {
     reason = "the program did not print PASSED";
   }
   if (status != "passed" && !last.empty()) reason += ": " + last;
+  // A passed run's stats must be complete: the resume redoes it otherwise.
+  json stamp;
+  if (status == "passed") {
+    const fs::path sp = dir / "stats.json";
+    stamp = file_stamp(sp);
+    const std::string why =
+        stamp.is_null() ? ((*run)["self_checking"].get<bool>() ? "the run wrote no stats.json" : "")
+                        : StatsCheck::check(sp);
+    if (!why.empty()) {
+      status = "corrupt";
+      reason = "corrupt stats: " + why;
+      stamp = json();
+    }
+  }
   s["status"] = status;
   s["reason"] = reason;
+  s["stats"] = stamp;
   s["stderr_tail"] = status == "passed" ? "" : tail_lines((dir / "stderr.txt").string(), 10);
   write_file_atomic((dir / "status.json").string(), s.dump(2) + "\n");
   return status == "passed" ? 0 : 1;
 }
 
 struct Counts {
-  size_t passed = 0, failed = 0, pending = 0;
+  size_t passed = 0, failed = 0, corrupt = 0, pending = 0;
 };
-
-Counts count_states(const std::string& out, const json& plan) {
-  Counts c;
-  for (const json& r : plan["runs"]) {
-    const std::string s = run_state(out, r);
-    if (s == "passed")
-      ++c.passed;
-    else if (s == "pending")
-      ++c.pending;
-    else
-      ++c.failed;
-  }
-  return c;
-}
 
 /// The local backend: `simtlab sweep exec` children, `jobs` at a time; a failed run is tried
 /// once more. Returns the number of runs that did not pass.
@@ -480,11 +910,11 @@ size_t run_local(const std::string& out, const json& plan, const std::vector<std
       std::string flat = id;
       std::replace(flat.begin(), flat.end(), '/', '~');
       const std::string log = (logs / (flat + ".log")).string();
-      running.push_back(
-          {id, attempt,
-           spawn({self, "sweep", "exec", out, "--run", id, "--attempt", std::to_string(attempt)},
-                 log, log),
-           std::chrono::steady_clock::now()});
+      running.push_back({id, attempt,
+                         spawn({self, "sweep", "exec", out, "--run", id, "--attempt",
+                                std::to_string(attempt), "--parent", std::to_string(getpid())},
+                               log, log),
+                         std::chrono::steady_clock::now()});
     }
     int st = 0;
     const pid_t pid = waitpid(-1, &st, 0);
@@ -607,8 +1037,8 @@ size_t run_slurm(const std::string& out, const json& plan, std::vector<std::stri
         fatal("simtlab sweep: squeue failed (exit {}): {}", qrc, q);
       size_t done = 0, failed = 0;
       for (const json& r : plan["runs"]) {
-        const std::string st = run_state(out, r);
         if (std::find(todo.begin(), todo.end(), r["id"].get<std::string>()) == todo.end()) continue;
+        const std::string st = run_state(out, r, nullptr, /*check_stats=*/false);
         if (st != "pending") ++done;
         if (st != "pending" && st != "passed") ++failed;
       }
@@ -738,61 +1168,126 @@ size_t collect(const std::string& out, const std::string& csv_path) {
   std::set<std::string> stat_names;
   for (const json& r : plan["runs"]) {
     json status;
-    const std::string state = run_state(out, r, &status);
-    const json stats = read_json(run_dir(out, r["id"].get<std::string>()) / "stats.json");
-    std::vector<std::string> base = {
-        plan.value("experiment", ""),        r["workload"].get<std::string>(),
-        r["variant"].get<std::string>(),     r["variant"] == plan.value("baseline", "") ? "1" : "0",
-        std::to_string(r["rep"].get<int>()), state};
-    const json cfg = stats.is_object() ? stats.value("config", json::object()) : json::object();
-    base.push_back(cfg.value("preset", ""));
-    base.push_back(cfg.value("hash", ""));
-    for (const auto& k : keys) {
-      const json* v = cfg.contains("values") ? config_value(cfg["values"], k) : nullptr;
-      base.push_back(v ? scalar_text(*v) : "");
-    }
-    const std::string host_run = status.is_object() ? num(status.value("wall_seconds", 0.0)) : "";
-    const json kernels = stats.is_object() ? stats.value("kernels", json::array()) : json::array();
-    if (kernels.empty()) {
-      Row row;
-      row.fixed = base;
-      row.fixed.resize(base.size() + 12);
-      row.host_run = host_run;
-      rows.push_back(std::move(row));
-      continue;
-    }
-    const json host = stats.is_object() && stats.contains("host")
-                          ? stats["host"].value("kernels", json::array())
-                          : json::array();
-    for (size_t ki = 0; ki < kernels.size(); ++ki) {
-      const json& k = kernels[ki];
-      Row row;
-      row.fixed = base;
-      const std::string sym = k.value("name", "");
-      auto dims = [](const json& d) {
-        return d.is_array() && d.size() == 3
-                   ? fmt::format("{}x{}x{}", d[0].get<uint64_t>(), d[1].get<uint64_t>(),
-                                 d[2].get<uint64_t>())
-                   : std::string();
+    std::string state = run_state(out, r, &status);
+    const fs::path stats_path = run_dir(out, r["id"].get<std::string>()) / "stats.json";
+    std::string err;
+    json stats = read_json(stats_path, &err);
+    auto base_row = [&] {
+      return std::vector<std::string>{plan.value("experiment", ""),
+                                      r["workload"].get<std::string>(),
+                                      r["variant"].get<std::string>(),
+                                      r["variant"] == plan.value("baseline", "") ? "1" : "0",
+                                      std::to_string(r["rep"].get<int64_t>()),
+                                      state};
+    };
+    const std::string host_run = status.is_object() && status.contains("wall_seconds")
+                                     ? num(status["wall_seconds"].get<double>())
+                                     : "";
+    // The run's kernel rows; a stats file that does not parse, or has a field of the wrong
+    // type, makes the run `corrupt` (one row without kernel columns, and a warning naming the
+    // file and the field), never a row of empty or partial numbers passed off as complete.
+    std::vector<Row> mine;
+    try {
+      if (!err.empty() && err != "missing") throw UserError(err);
+      if (!stats.is_null() && !stats.is_object()) throw UserError("not a JSON object");
+      auto field = [](const json& o, const std::string& where, const char* k, json::value_t t,
+                      const json& def) -> json {
+        if (!o.is_object() || !o.contains(k) || o[k].is_null()) return def;
+        const json& v = o[k];
+        const bool ok = t == json::value_t::number_unsigned  ? v.is_number_unsigned()
+                        : t == json::value_t::number_integer ? v.is_number_integer()
+                        : t == json::value_t::string         ? v.is_string()
+                        : t == json::value_t::object         ? v.is_object()
+                        : t == json::value_t::array          ? v.is_array()
+                                                             : true;
+        if (!ok)
+          throw UserError(fmt::format("{}{}: not {}", where.empty() ? "" : where + ".", k,
+                                      t == json::value_t::string   ? "a string"
+                                      : t == json::value_t::object ? "an object"
+                                      : t == json::value_t::array  ? "a list"
+                                                                   : "an integer"));
+        return v;
       };
-      const json occ = k.value("occupancy", json::object());
-      row.fixed.insert(
-          row.fixed.end(),
-          {sym, kernel_base_name(sym), std::to_string(k.value("index", 0)), k.value("status", ""),
-           dims(k.value("grid", json())), dims(k.value("block", json())),
-           std::to_string(k.value("regs_per_thread", 0)),
-           std::to_string(k.value("static_shared_bytes", 0) + k.value("dynamic_shared_bytes", 0)),
-           occ.contains("ctas_per_sm") ? scalar_text(occ["ctas_per_sm"]) : "",
-           std::to_string(k.value("cycles", uint64_t(0))),
-           std::to_string(k.value("warp_insts", uint64_t(0))),
-           std::to_string(k.value("thread_insts", uint64_t(0)))});
-      if (k.contains("stats") && k["stats"].contains("gpu"))
-        flatten_stats(k["stats"]["gpu"], "", row.stats);
-      for (const auto& [n, v] : row.stats) stat_names.insert(n);
+      using vt = json::value_t;
+      const json cfg = field(stats, "", "config", vt::object, json::object());
+      const std::string preset = field(cfg, "config", "preset", vt::string, "").get<std::string>();
+      const std::string hash = field(cfg, "config", "hash", vt::string, "").get<std::string>();
+      std::vector<std::string> base = base_row();
+      base.push_back(preset);
+      base.push_back(hash);
+      for (const auto& k : keys) {
+        const json* v = cfg.contains("values") ? config_value(cfg["values"], k) : nullptr;
+        base.push_back(v ? scalar_text(*v) : "");
+      }
+      const json kernels = field(stats, "", "kernels", vt::array, json::array());
+      const json host_obj = field(stats, "", "host", vt::object, json::object());
+      const json host = field(host_obj, "host", "kernels", vt::array, json::array());
+      if (state == "passed" && stats.is_object()) {
+        const json totals = field(stats, "", "totals", vt::object, json::object());
+        const json launches = field(totals, "totals", "launches", vt::number_unsigned, json());
+        if (!launches.is_null() && launches.get<uint64_t>() != kernels.size())
+          throw UserError(fmt::format("{} kernel entries but totals.launches says {}",
+                                      kernels.size(), launches.get<uint64_t>()));
+      }
+      for (size_t ki = 0; ki < kernels.size(); ++ki) {
+        const json& k = kernels[ki];
+        const std::string where = fmt::format("kernels[{}]", ki);
+        if (!k.is_object()) throw UserError(where + ": not an object");
+        auto u64 = [&](const char* key) {
+          return field(k, where, key, vt::number_unsigned, 0).get<uint64_t>();
+        };
+        auto dims = [&](const char* key) {
+          const json d = field(k, where, key, vt::array, json::array());
+          if (d.empty()) return std::string();
+          if (d.size() != 3 || !std::all_of(d.begin(), d.end(),
+                                            [](const json& v) { return v.is_number_unsigned(); }))
+            throw UserError(fmt::format("{}.{}: not three unsigned integers", where, key));
+          return fmt::format("{}x{}x{}", d[0].get<uint64_t>(), d[1].get<uint64_t>(),
+                             d[2].get<uint64_t>());
+        };
+        Row row;
+        row.fixed = base;
+        const std::string sym = field(k, where, "name", vt::string, "").get<std::string>();
+        const json occ = field(k, where, "occupancy", vt::object, json::object());
+        row.fixed.insert(row.fixed.end(),
+                         {sym, kernel_base_name(sym), std::to_string(u64("index")),
+                          field(k, where, "status", vt::string, "").get<std::string>(),
+                          dims("grid"), dims("block"), std::to_string(u64("regs_per_thread")),
+                          std::to_string(u64("static_shared_bytes") + u64("dynamic_shared_bytes")),
+                          occ.contains("ctas_per_sm") ? scalar_text(occ["ctas_per_sm"]) : "",
+                          std::to_string(u64("cycles")), std::to_string(u64("warp_insts")),
+                          std::to_string(u64("thread_insts"))});
+        const json kst = field(k, where, "stats", vt::object, json::object());
+        if (kst.contains("gpu")) flatten_stats(kst["gpu"], "", row.stats);
+        row.host_run = host_run;
+        row.host_kernel =
+            ki < host.size() && host[ki].is_object() && host[ki].contains("wall_seconds")
+                ? scalar_text(host[ki]["wall_seconds"])
+                : "";
+        mine.push_back(std::move(row));
+      }
+      if (mine.empty()) {
+        Row row;
+        row.fixed = base;
+        row.fixed.resize(base.size() + 12);
+        row.host_run = host_run;
+        mine.push_back(std::move(row));
+      }
+    } catch (const UserError& e) {
+      if (state == "passed" || state == "corrupt") {
+        state = "corrupt";
+        std::fprintf(stderr, "simtlab sweep: warning: %s: %s; run %s counts as corrupt\n",
+                     stats_path.string().c_str(), e.what(), r["id"].get<std::string>().c_str());
+      }
+      mine.clear();
+      Row row;
+      row.fixed = base_row();
+      row.fixed.resize(row.fixed.size() + 2 + keys.size() + 12);
       row.host_run = host_run;
-      row.host_kernel = ki < host.size() && host[ki].contains("wall_seconds")
-                            ? scalar_text(host[ki]["wall_seconds"])
-                            : "";
+      mine.push_back(std::move(row));
+    }
+    for (Row& row : mine) {
+      for (const auto& [n, v] : row.stats) stat_names.insert(n);
       rows.push_back(std::move(row));
     }
   }
@@ -822,13 +1317,33 @@ size_t collect(const std::string& out, const std::string& csv_path) {
   return rows.size();
 }
 
+/// --out must be a sweep's directory (it has plan.json), a new or empty directory, or (with
+/// --force-out) anything: a sweep writes runs/, logs/, results.csv, ... into it, and a mistyped
+/// --out must not mix those with unrelated files. A directory holding only the lock file of a
+/// sweep that stopped before writing its plan counts as empty.
+void check_out_target(const std::string& out, bool force) {
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return;
+  if (!fs::is_directory(out, ec)) fatal("simtlab sweep: --out {} is not a directory", out);
+  if (fs::exists(fs::path(out) / "plan.json", ec) || force) return;
+  for (const auto& e : fs::directory_iterator(out, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n == ".lock" || n == "plan.json.tmp") continue;
+    fatal(
+        "simtlab sweep: --out {} is a non-empty directory that holds no sweep (no plan.json; it "
+        "has '{}'); give an empty or new directory, or --force-out to use it anyway",
+        out, printable(n));
+  }
+}
+
 }  // namespace
 
 void add_sweep_command(CLI::App& app) {
   static std::string file, out, manifest, bin_dir, backend = "local", run_id, csv;
   static unsigned jobs = 1;
   static int attempt = 1;
-  static bool no_build = false, dry_run = false;
+  static bool no_build = false, dry_run = false, force_out = false;
+  static pid_t parent = 0;
   auto* sweep = app.add_subcommand(
       "sweep", "Design-space sweeps: workloads x variants from an experiment file, resumable");
   sweep->require_subcommand(1);
@@ -851,6 +1366,8 @@ void add_sweep_command(CLI::App& app) {
   run->add_option("--bin-dir", bin_dir, "Workload binaries (default: build/workloads)");
   run->add_flag("--no-build", no_build, "Never run nvcc; fail if a workload binary is missing");
   run->add_flag("--dry-run", dry_run, "Validate and print the plan; run nothing");
+  run->add_flag("--force-out", force_out,
+                "Use --out even when it is a non-empty directory that holds no sweep");
   run->callback([&, default_out, self] {
     std::unique_ptr<Manifest> m;
     try {
@@ -867,14 +1384,37 @@ void add_sweep_command(CLI::App& app) {
       for (const Run& r : x.runs) std::cout << "  " << r.id << ": " << join(r.argv, " ") << "\n";
       return;
     }
+    check_out_target(o, force_out);
     check_out_dir("simtlab sweep: --out", o);
+    // One `sweep run` per output directory at a time (flock: a sweep that dies, even by
+    // SIGKILL, leaves no stale lock behind).
+    FileLock lock;
+    std::string holder;
+    if (!lock.try_lock((fs::path(o) / ".lock").string(), /*inherit=*/false, &holder))
+      fatal(
+          "simtlab sweep: {} is in use by another `simtlab sweep run` ({}); wait for it to "
+          "finish, or stop it, before running a sweep into the same directory",
+          o, holder);
     if (m && !x.suite_workloads.empty()) build_stale(*m, x.suite_workloads, bins, no_build);
     const json plan = plan_json(x);
     write_file_atomic((fs::path(o) / "plan.json").string(), plan.dump(2) + "\n");
     fs::copy_file(file, fs::path(o) / "experiment.yaml", fs::copy_options::overwrite_existing);
     std::vector<std::string> todo;
-    for (const json& r : plan["runs"])
-      if (run_state(o, r) != "passed") todo.push_back(r["id"].get<std::string>());
+    for (const json& r : plan["runs"]) {
+      json st;
+      const std::string id = r["id"].get<std::string>();
+      const std::string state = run_state(o, r, &st);
+      if (state == "passed") continue;
+      todo.push_back(id);
+      if (state == "corrupt")
+        std::fprintf(stderr, "simtlab sweep: %s: %s; running it again\n", id.c_str(),
+                     st.value("reason", "").c_str());
+      if (const std::string who = lock_holder((run_dir(o, id) / ".lock").string()); !who.empty())
+        std::fprintf(stderr,
+                     "simtlab sweep: %s is still being executed by %s (an earlier sweep's); it "
+                     "runs again once that execution ends\n",
+                     id.c_str(), who.c_str());
+    }
     std::fprintf(stderr, "simtlab sweep: %s: %zu runs, %zu finished before, %zu to run (-j %u)\n",
                  x.name.c_str(), x.runs.size(), x.runs.size() - todo.size(), todo.size(), jobs);
     const size_t failed = todo.empty()         ? 0
@@ -890,23 +1430,39 @@ void add_sweep_command(CLI::App& app) {
   status->add_option("dir", out, "The sweep's output directory")->required();
   status->callback([] {
     const json plan = load_plan(out);
-    const Counts c = count_states(out, plan);
-    std::cout << fmt::format("{}: {} runs: {} passed, {} failed, {} pending\n",
-                             plan.value("experiment", ""), plan["runs"].size(), c.passed, c.failed,
-                             c.pending);
+    Counts c;
+    std::string detail;
     for (const json& r : plan["runs"]) {
       json st;
       const std::string s = run_state(out, r, &st);
-      if (s == "passed" || s == "pending") continue;
-      std::cout << fmt::format("  {} {} (attempt {}): {}\n", r["id"].get<std::string>(), s,
-                               st.value("attempt", 0), st.value("reason", ""));
+      const std::string id = r["id"].get<std::string>();
+      if (s == "passed") {
+        ++c.passed;
+        continue;
+      }
+      if (s == "pending") {
+        ++c.pending;
+        if (const std::string who = lock_holder((run_dir(out, id) / ".lock").string());
+            !who.empty())
+          detail += fmt::format("  {} running ({})\n", id, who);
+        continue;
+      }
+      ++(s == "corrupt" ? c.corrupt : c.failed);
+      detail += fmt::format(
+          "  {} {}{}: {}\n", id, s,
+          st.contains("attempt") ? fmt::format(" (attempt {})", st["attempt"].get<int>()) : "",
+          st.value("reason", ""));
       const std::string tail = st.value("stderr_tail", "");
       if (!tail.empty()) {
         std::istringstream is(tail);
         std::string line;
-        while (std::getline(is, line)) std::cout << "      | " << line << "\n";
+        while (std::getline(is, line)) detail += "      | " + line + "\n";
       }
     }
+    std::cout << fmt::format("{}: {} runs: {} passed, {} failed, {} pending{}\n",
+                             plan.value("experiment", ""), plan["runs"].size(), c.passed, c.failed,
+                             c.pending, c.corrupt ? fmt::format(", {} corrupt", c.corrupt) : "")
+              << detail;
   });
 
   auto* coll = sweep->add_subcommand("collect", "Write the sweep's tidy CSV (run x kernel rows)");
@@ -923,7 +1479,10 @@ void add_sweep_command(CLI::App& app) {
   ex->add_option("--run", run_id, "Run id (workload/variant[.rK])")->required();
   ex->add_option("--attempt", attempt, "Attempt number recorded in status.json")
       ->check(CLI::Range(1, 100));
-  ex->callback([] { std::exit(exec_run(out, run_id, attempt)); });
+  ex->add_option("--parent", parent,
+                 "End when this process (the sweep that started the run) ends (local backend)")
+      ->group("");
+  ex->callback([] { std::exit(exec_run(out, run_id, attempt, parent)); });
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,7 +99,7 @@ std::string find_nvcc() {
 
 /// Start argv with stdout/stderr redirected to the given files (truncated). Returns the pid.
 pid_t spawn(const std::vector<std::string>& argv, const std::string& out_file,
-            const std::string& err_file) {
+            const std::string& err_file, bool own_group) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -107,8 +108,15 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& out_file,
   std::vector<char*> av;
   for (const auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
   av.push_back(nullptr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
+  const int rc = posix_spawn(&pid, av[0], &fa, &attr, av.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) fatal("simtlab suite: cannot start {}: {}", argv[0], std::strerror(rc));
   return pid;
@@ -228,6 +236,63 @@ void check_out_dir(const std::string& what, const std::string& out) {
     fatal("{}: cannot create the directory {}{}", what, out, ec ? ": " + ec.message() : "");
   if (access(out.c_str(), W_OK | X_OK) != 0)
     fatal("{}: directory {} is not writable: {}", what, out, std::strerror(errno));
+}
+
+namespace {
+
+/// "pid 123 on host" from a lock file's "<pid> <host>" text ("another process" if empty).
+std::string describe_holder(const std::string& text) {
+  std::istringstream is(text);
+  std::string pid, host;
+  is >> pid >> host;
+  if (pid.empty()) return "another process";
+  return "pid " + pid + (host.empty() ? "" : " on " + host);
+}
+
+std::string read_small_file(int fd) {
+  char buf[256];
+  const ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+  return n > 0 ? std::string(buf, size_t(n)) : std::string();
+}
+
+}  // namespace
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void FileLock::write_holder() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string text = fmt::format("{} {}\n", getpid(), host);
+  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, text.data(), text.size(), 0) != ssize_t(text.size()))
+    return;  // the lock itself is what matters; the text only names the holder
+}
+
+bool FileLock::try_lock(const std::string& path, bool inherit, std::string* holder) {
+  if (fd_ < 0) {
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | (inherit ? 0 : O_CLOEXEC), 0644);
+    if (fd_ < 0) fatal("cannot open the lock file {}: {}", path, std::strerror(errno));
+  }
+  while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) fatal("cannot lock {}: {}", path, std::strerror(errno));
+    if (holder) *holder = describe_holder(read_small_file(fd_));
+    return false;
+  }
+  held_ = true;
+  write_holder();
+  return true;
+}
+
+std::string lock_holder(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string who;
+  if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+    who = describe_holder(read_small_file(fd));
+  close(fd);  // also drops the shared lock, if it was taken
+  return who;
 }
 
 }  // namespace simtlab::tools

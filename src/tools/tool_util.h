@@ -23,9 +23,11 @@ std::string find_tool(const std::string& name, const char* env = nullptr);
 /// nvcc from $NVCC, PATH or /usr/local/cuda/bin ("" if none).
 std::string find_nvcc();
 /// Start argv[0] (a path) with stdin from /dev/null and stdout/stderr truncated to
-/// the given files; returns the pid. Fails (UserError) when it cannot start.
+/// the given files; returns the pid. With `own_group` the child leads a new process group (its
+/// pgid is its pid), so kill(-pid, sig) reaches it and everything it starts. Fails (UserError)
+/// when it cannot start.
 pid_t spawn(const std::vector<std::string>& argv, const std::string& out_file,
-            const std::string& err_file);
+            const std::string& err_file, bool own_group = false);
 /// The last non-empty line of a text file ("" if none or unreadable).
 std::string last_line(const std::string& file);
 /// The last `n` lines of a text file, joined with newlines.
@@ -48,5 +50,33 @@ std::string num(double v);
 void check_out_dir(const std::string& what, const std::string& dir);
 /// Write `text` to `path` through a temporary file and rename (readers never see half a file).
 void write_file_atomic(const std::string& path, const std::string& text);
+
+/// An exclusive flock(2) on a file. The kernel drops it when the last descriptor of the open
+/// file is closed, so a holder that dies (SIGKILL included) never leaves a stale lock; a
+/// descriptor inherited by child processes (`inherit`) keeps it held while any of them lives.
+/// Released by the destructor (or when the process and its inheritors end).
+class FileLock {
+ public:
+  FileLock() = default;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+  /// Try to take the lock on `path` (created if missing). True: taken, and "<pid> <host>" written
+  /// into the file. False: another process holds it; *holder describes it ("pid 123 on host",
+  /// or "another process" when it wrote nothing yet); call again to retry. Fails (UserError)
+  /// when the file cannot be opened or locked for another reason.
+  bool try_lock(const std::string& path, bool inherit, std::string* holder);
+  /// Whether the lock is held.
+  bool held() const { return held_; }
+
+ private:
+  void write_holder();
+  int fd_ = -1;
+  bool held_ = false;
+};
+
+/// The holder of a lock file as FileLock writes it ("pid 123 on host"); "" when the file is
+/// missing or not locked by anyone.
+std::string lock_holder(const std::string& path);
 
 }  // namespace simtlab::tools

@@ -9,7 +9,8 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+PYDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+sys.path.insert(0, PYDIR)
 import pandas as pd  # noqa: E402
 
 import simtlab  # noqa: E402
@@ -145,6 +146,103 @@ class Api(unittest.TestCase):
         self.assertEqual(t["l1d_hit_rate"].iloc[0], 0.5)
         self.assertTrue(math.isnan(t["l1d_hit_rate"].iloc[1]))
         self.assertEqual(fig.axes[0].get_title(), "Interval statistics: w")
+
+    def test_import_loads_neither_pandas_nor_matplotlib(self):
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); import simtlab; "
+                "print('pandas' in sys.modules, 'matplotlib' in sys.modules)")
+        p = subprocess.run([sys.executable, "-c", code, PYDIR], capture_output=True, text=True)
+        self.assertEqual(p.stdout.split(), ["False", "False"], p.stderr)
+
+    def test_damaged_run_files_name_the_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            stats = os.path.join(d, "s.json")
+            simtlab.run(os.path.join(BIN, "vectoradd"), 3000, mode="functional", stats=stats)
+            with open(stats) as f:
+                text = f.read()
+            with open(stats, "w") as f:
+                f.write(text[:len(text) // 2])
+            for fn in (simtlab.load_run, simtlab.load_intervals, simtlab.load_hot_lines):
+                with self.assertRaises(simtlab.SimtlabDataError, msg=fn.__name__) as cm:
+                    fn(stats)
+                self.assertIn(stats + ": not valid JSON", str(cm.exception))
+                self.assertIn("truncated?", str(cm.exception))
+            with self.assertRaises(FileNotFoundError) as cm:
+                simtlab.load_run(os.path.join(d, "none.json"))
+            self.assertIn("none.json: missing", str(cm.exception))
+            with open(stats, "w") as f:
+                f.write(text.replace('"grid": [', '"grid": ["x", ', 1))
+            with self.assertRaises(simtlab.SimtlabDataError) as cm:
+                simtlab.load_run(stats)
+            self.assertEqual(str(cm.exception), f"{stats}: kernels[0].grid: ['x', 12, 1, 1] is "
+                             "not three integers")
+            # simtlab annotate: the file and the problem, no traceback.
+            with open(stats, "w") as f:
+                f.write(text[:len(text) // 2])
+            p = subprocess.run([SIM, "annotate", stats], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1)
+            self.assertNotIn("Traceback", p.stderr)
+            self.assertRegex(p.stderr, r"^simtlab annotate: .*/s\.json: not valid JSON: it ends "
+                             r"\(at character \d+\) in the middle of a value; truncated\?\n$")
+
+    def test_damaged_sweep_files_are_named_by_loaders_and_report(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(simtlab.MissingFile) as cm:
+                simtlab.load_sweep_intervals(d)  # no plan.json: not an empty table
+            self.assertIn(os.path.join(d, "plan.json") + ": missing", str(cm.exception))
+            exp = os.path.join(d, "e.yaml")
+            with open(exp, "w") as f:
+                f.write("experiment: dmg\ngpu: fermi-c2050\nworkloads:\n"
+                        f"  - {{name: va, command: [{BIN}/vectoradd, '3000']}}\n"
+                        f"  - {{name: vb, command: [{BIN}/vectoradd, '5000']}}\n"
+                        "variants:\n  lrr: {set: [sm.scheduler=lrr, stats.interval=500]}\n"
+                        "  gto: {set: [sm.scheduler=gto, stats.interval=500]}\n")
+            out = os.path.join(d, "out")
+            df = simtlab.sweep(exp, out=out, jobs=2)
+            self.assertEqual(len(df), 4)
+            # A run's stats cut short: collect marks it corrupt, the report says so and warns
+            # that its intervals are left out, naming the file.
+            bad = os.path.join(out, "runs", "vb", "gto", "stats.json")
+            with open(bad, "r+") as f:
+                f.truncate(200)
+            subprocess.run([SIM, "sweep", "collect", out], capture_output=True, check=True)
+            df = simtlab.load_sweep(out)
+            self.assertEqual(df.set_index(["workload", "variant"]).loc[("vb", "gto"),
+                                                                       "run_status"], "corrupt")
+            with self.assertWarns(simtlab.SimtlabWarning) as cm:
+                iv = simtlab.load_sweep_intervals(out)
+            self.assertIn(bad + ": not valid JSON", str(cm.warning))
+            self.assertEqual(sorted(set(zip(iv["workload"], iv["variant"]))),
+                             [("va", "gto"), ("va", "lrr"), ("vb", "lrr")])
+            with self.assertRaises(simtlab.SimtlabDataError):
+                simtlab.load_sweep_intervals(out, on_error="raise")
+            p = subprocess.run([SIM, "report", out], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(f"simtlab report: warning: {bad}: not valid JSON", p.stderr)
+            with open(os.path.join(out, "report.html")) as f:
+                self.assertIn("<td>corrupt</td>", f.read())
+            # results.csv cut in the middle of a row; then a plan.json that is not JSON.
+            csv_path = os.path.join(out, "results.csv")
+            with open(csv_path) as f:
+                text = f.read()
+            with open(csv_path, "w") as f:
+                f.write(text[:len(text) - 40])
+            for call in (lambda: simtlab.load_sweep(out), lambda: simtlab.sweep_rows(out)):
+                with self.assertRaises(simtlab.SimtlabDataError) as cm:
+                    call()
+                self.assertRegex(str(cm.exception), "^" + csv_path + r": row 5 has \d+ fields, "
+                                 r"the header \d+; the file is damaged or cut short$")
+            p = subprocess.run([SIM, "report", out], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1)
+            self.assertNotIn("Traceback", p.stderr)
+            self.assertIn(f"simtlab report: {csv_path}: row 5 has", p.stderr)
+            with open(csv_path, "w") as f:
+                f.write(text)
+            with open(os.path.join(out, "plan.json"), "w") as f:
+                f.write("{")
+            p = subprocess.run([SIM, "report", out], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1)
+            self.assertNotIn("Traceback", p.stderr)
+            self.assertIn(f"simtlab report: {out}/plan.json: not valid JSON", p.stderr)
 
     def test_pip_install_offline(self):
         with tempfile.TemporaryDirectory() as d:
