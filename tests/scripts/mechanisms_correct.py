@@ -46,9 +46,11 @@ import fcntl
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 MECHS = {
     "rfc": (["sm.scheduler=two_level"], ["sm.scheduler=two_level", "rfc.enable=true"]),
@@ -88,17 +90,35 @@ ITS_ARGS = {"prog_its_spinlock": ["its"]}
 STACK_ARGS = {"prog_its_spinlock": ["deadlock"]}
 
 
+CPU = {}  # run name -> CPU seconds (user + sys) of the simulation, for the report
+
+
 def run(simtlab, prog, sets, timeout=600, args=()):
+    """(exit code or "timeout", stdout) of `simtlab run` in timing mode; its CPU time goes to
+    CPU[...] (os.wait4 gives the child's own rusage, exact also with -j N)."""
     cmd = [simtlab, "run", "-q", "--no-progress", "--mode", "timing"]
     for s in sets:
         cmd += ["--set", s]
     cmd += ["--", prog, *args]
-    try:
-        with tempfile.TemporaryDirectory() as tmp:  # programs may write files: not next to them
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp)
-        return p.returncode, p.stdout
-    except subprocess.TimeoutExpired:
-        return "timeout", ""
+    with tempfile.TemporaryDirectory() as tmp:  # programs may write files: not next to them
+        out_path = os.path.join(tmp, ".stdout")
+        with open(out_path, "w+") as out:
+            p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, cwd=tmp,
+                                 start_new_session=True)
+            deadline = time.monotonic() + timeout
+            while True:
+                pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.monotonic() > deadline:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    os.wait4(p.pid, 0)
+                    return "timeout", ""
+                time.sleep(0.05)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            CPU[(os.path.basename(prog), tuple(sets))] = ru.ru_utime + ru.ru_stime
+            out.seek(0)
+            return p.returncode, out.read()
 
 
 BASELINE_CACHE = None  # --baseline-cache
@@ -200,8 +220,11 @@ def main():
         return 2
     bad = 0
     with cf.ThreadPoolExecutor(a.j) as ex:
-        for name, ok, why in ex.map(lambda j: check(a.simtlab, *j), jobs):
-            print(f"{'ok  ' if ok else 'FAIL'} {name}: {why}", flush=True)
+        for (kind, prog, mech), (name, ok, why) in zip(
+                jobs, ex.map(lambda j: check(a.simtlab, *j), jobs)):
+            cpu = CPU.get((os.path.basename(prog), tuple(MECHS[mech][1])))
+            cpu = f" [{cpu:.1f} s CPU]" if cpu is not None else ""
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: {why}{cpu}", flush=True)
             bad += not ok
     print(f"{len(jobs) - bad}/{len(jobs)} runs correct")
     return 1 if bad else 0
