@@ -1,6 +1,7 @@
 // Device management, properties and attributes (answered from the simulated GPU's
 // configuration, not a real card), limits, function attributes and occupancy.
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -53,8 +54,14 @@ void Runtime::fill_properties(cudaDeviceProp* p) const {
   p->concurrentKernels = 1;
   p->asyncEngineCount = 1;
   p->unifiedAddressing = 1;
-  p->memoryBusWidth = 384;
-  p->l2CacheSize = 786432;
+  // From the simulated memory system: channels x bytes per channel per beat, and channels x
+  // slices per channel x slice capacity (GTX480 768 KB, T4 4 MB, V100 6 MB, A100 40 MB, H100
+  // 50 MB). Programs size their working sets from these (the microbenchmarks' DRAM chase).
+  const auto& m = params_.mem;
+  p->memoryBusWidth =
+      int(std::min<uint64_t>(uint64_t(m.map.channels) * m.dram.bus_width * 8, uint64_t(INT32_MAX)));
+  p->l2CacheSize = int(std::min<uint64_t>(
+      uint64_t(m.map.channels) * m.map.sub_partitions * m.l2.slice.size, uint64_t(INT32_MAX)));
   p->maxThreadsPerMultiProcessor = int(s.max_threads);
   p->streamPrioritiesSupported = 1;
   p->globalL1CacheSupported = 1;

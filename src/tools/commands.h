@@ -22,6 +22,8 @@ void add_sweep_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 /// `simtlab annotate RUN.json [--source DIR] [--kernel K] [--ptx]` (per-line statistics)
 void add_annotate_command(CLI::App& app);
+/// `simtlab correlate ROWS.csv [--out DIR] [-j N] ...` (simulated vs measured; correlate.py)
+void add_correlate_command(CLI::App& app);
 /// `simtlab power [--gpu PRESET] [--set ...] [--text]` (power/area model, no simulation)
 void add_power_command(CLI::App& app);
 /// `simtlab info [--gpu PRESET] [--markdown]`

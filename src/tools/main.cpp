@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   simtlab::tools::add_sweep_command(app);
   simtlab::tools::add_report_command(app);
   simtlab::tools::add_annotate_command(app);
+  simtlab::tools::add_correlate_command(app);
   simtlab::tools::add_power_command(app);
   // Everything after the first `--` belongs to the program `simtlab run` starts: CLI11 never
   // sees it (a repeatable option such as --set would otherwise swallow the program's own

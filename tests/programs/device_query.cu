@@ -2,8 +2,10 @@
 // cudaGetDeviceProperties, cudaDeviceGetAttribute (incl. the clock rate, no longer in
 // cudaDeviceProp in CUDA 13), cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor,
 // cudaGetLastError/cudaPeekAtLastError after a successful launch, and error strings.
-// Prints nothing device-specific: only whether values are sane.
+// Prints nothing device-specific: only whether values are sane. `device_query L2 BUS` also checks
+// l2CacheSize == L2 bytes and memoryBusWidth == BUS bits (the simulated memory system's sizes).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
 
@@ -13,7 +15,7 @@
 
 __global__ void fill(int* p, int v) { p[blockIdx.x * blockDim.x + threadIdx.x] = v; }
 
-int main() {
+int main(int argc, char** argv) {
   int count = 0, dev = -1;
   CK(cudaGetDeviceCount(&count));
   EXPECT(count >= 1);
@@ -48,6 +50,15 @@ int main() {
   CK(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, 0)); EXPECT(v > 0);
   CK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxBlockDimX, 0)); EXPECT(v == prop.maxThreadsDim[0]);
   CK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxGridDimX, 0)); EXPECT(v == prop.maxGridSize[0]);
+  CK(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, 0)); EXPECT(v == prop.l2CacheSize);
+  EXPECT(prop.l2CacheSize > 0);
+  CK(cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, 0)); EXPECT(v == prop.memoryBusWidth);
+  EXPECT(prop.memoryBusWidth > 0);
+  if (argc == 3) {
+    EXPECT(prop.l2CacheSize == atoi(argv[1]));
+    EXPECT(prop.memoryBusWidth == atoi(argv[2]));
+    printf("l2CacheSize %d, memoryBusWidth %d: as expected\n", prop.l2CacheSize, prop.memoryBusWidth);
+  }
   printf("cudaDeviceGetAttribute: values sane and consistent\n");
 
   cudaFuncAttributes fa;
