@@ -37,7 +37,13 @@ class Flattener {
       : file_(file), schema_(schema), out_(out) {}
 
   void top(const YAML::Node& root) {
-    if (root.IsNull()) return;  // an empty file is a preset with no values
+    // An empty (or comment-only) file is almost certainly a mistake: a preset names its base
+    // (`inherits:`) or sets parameters.
+    if (root.IsNull())
+      fatal(
+          "{}: empty preset file (no keys; a preset names its base with `inherits: PRESET` "
+          "and/or sets parameters)",
+          file_);
     if (!root.IsMap()) fatal("{}: a preset must be a YAML map of keys to values", where(root));
     Keys keys;
     for (auto it = root.begin(); it != root.end(); ++it) {

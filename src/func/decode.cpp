@@ -324,8 +324,14 @@ class Decoder {
       if (in.op == Op::mbarrier && h)
         for (const std::string& m : in.extra) d.mbar_try_wait |= m == ".try_wait";
       // Livelock detection counts every instruction that may change memory others can see.
+      // mbarrier.test_wait / try_wait / pending_count only read: a warp polling an mbarrier
+      // that nobody can complete repeats its state like any other spin loop.
+      bool mbar_reads_only = false;
+      if (in.op == Op::mbarrier)
+        for (const std::string& m : in.extra)
+          mbar_reads_only |= m == ".test_wait" || m == ".try_wait" || m == ".pending_count";
       d.writes_mem = (in.info().flags & ptx::OPF_STORE) != 0 || in.op == Op::wmma ||
-                     in.op == Op::mbarrier || in.op == Op::call;
+                     (in.op == Op::mbarrier && !mbar_reads_only) || in.op == Op::call;
       // Shared and local state-space addresses are 32-bit: register + offset wraps there.
       if (has_addr && (d.aspace == AddrSpace::shared || d.aspace == AddrSpace::local))
         d.addr.mask = 0xffff'ffffull;

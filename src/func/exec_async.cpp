@@ -269,6 +269,7 @@ void h_mbarrier(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
       cx.rec->access_size = 8;
       cx.rec->space = MemSpace::shared;
     }
+    bool polled = false;  // test_wait: the first lane whose phase is incomplete was noted
     for_lanes(e, [&](unsigned l) {
       uint64_t off;
       uint8_t* p = shared_at(cx, w, d, a, l, 8, md.generic, &off);
@@ -322,8 +323,14 @@ void h_mbarrier(ExecContext& cx, Warp& w, const DInst& d, LaneMask e) {
         complete_if_done(m);
       } else if constexpr (OP == MbOp::test_wait) {
         const uint64_t s = opnd(a + 1);
-        const bool done = md.parity ? (m.phase != bool(s & 1)) : (m.phase != bool(s >> 63));
-        if (done) wait_true |= 1u << l;
+        const bool want = md.parity ? bool(s & 1) : bool(s >> 63);  // the phase waited for
+        if (m.phase != want) {
+          wait_true |= 1u << l;
+        } else if (!polled) {
+          polled = true;
+          w.mbar_poll = MbarPoll{w.insts, uint32_t(&d - cx.prog->code.data()), uint32_t(off),
+                                 uint8_t(want), true};
+        }
         return;
       }
       raw = pack(m);
@@ -607,6 +614,15 @@ bool mbarrier_arrive_deferred(GlobalMemory& gmem, Cta& cta, uint64_t off) {
   raw = pack(m);
   std::memcpy(p, &raw, 8);
   ++gmem.write_epoch;
+  return true;
+}
+
+bool read_mbarrier(const Cta& cta, uint64_t off, MbarrierState* out) {
+  if (off % 8 || off + 8 > cta.shared.size()) return false;
+  uint64_t raw;
+  std::memcpy(&raw, cta.shared.data() + off, 8);
+  const Mbar m = unpack(raw);
+  *out = MbarrierState{m.pending, m.expected, m.tx, m.phase};
   return true;
 }
 

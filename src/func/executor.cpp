@@ -1076,7 +1076,7 @@ void run_ctas(ExecContext& cx, std::span<Cta*> ctas, uint64_t max_insts, uint64_
       std::string s = fmt::format(
           "livelock in kernel {}: every running warp repeats the same state with no memory "
           "write anywhere on the device, so it can never finish (a spin on a flag nobody sets, "
-          "or blocks waiting for each other{})",
+          "blocks waiting for each other, or an mbarrier phase nobody can complete{})",
           cx.prog->name,
           ctas.size() == 1 && cx.launch && cx.launch->grid.count() > 1
               ? "; functional mode runs one block at a time, so blocks that wait for each other "

@@ -108,6 +108,18 @@ bool mbarrier_complete_tx(GlobalMemory& gmem, Cta& cta, uint64_t off, uint32_t b
 /// pending count of the mbarrier at shared offset `off` drops by one.
 bool mbarrier_arrive_deferred(GlobalMemory& gmem, Cta& cta, uint64_t off);
 
+/// An mbarrier object as simtlab encodes it (exec_async.cpp): the current phase's pending
+/// arrivals, the expected arrival count per phase, the pending transaction bytes (tx-count)
+/// and the parity of the current (incomplete) phase.
+struct MbarrierState {
+  uint32_t pending = 0, expected = 0;
+  int32_t tx = 0;
+  bool phase = false;
+};
+/// The mbarrier at shared offset `off` of `cta`; false when `off` is not an 8-byte aligned
+/// offset inside the CTA's shared memory.
+bool read_mbarrier(const Cta& cta, uint64_t off, MbarrierState* out);
+
 /// Would the mbarrier test_wait / try_wait `d` return false for every lane of `lanes` of `w`
 /// now? (No side effects; false when `d` is not such a wait or an operand is not readable.)
 bool mbarrier_wait_blocks(const Cta& cta, const Warp& w, const DInst& d, LaneMask lanes);

@@ -4,8 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "func/executor.h"
 #include "func/memory.h"
 #include "func/program.h"
+#include "ptx/ir.h"
 
 namespace simtlab::func {
 
@@ -53,6 +55,43 @@ uint64_t state_hash(const Warp& w) {
   for (uint64_t r : w.regs) x.add(r);
   for (uint32_t p : w.preds) x.add(p);
   return x.h;
+}
+
+/// "_ZZ4hangiPiE3bar" (a `.shared` variable of the kernel at shared offset `off`, "+N" inside
+/// it), "dynamic shared memory +0x10", or "" when no variable covers it.
+std::string shared_symbol(const Program& prog, uint32_t off) {
+  for (const auto& [var, base] : prog.layout.shared_offset) {
+    if (!prog.ir || var >= prog.ir->vars.size()) continue;
+    const ptx::Variable& v = prog.ir->vars[var];
+    if (off >= base && off - base < std::max<uint64_t>(v.size, 1))
+      return off == base ? v.name : fmt::format("{}+{}", v.name, off - base);
+  }
+  if (prog.layout.dynamic_shared_align && off >= prog.layout.static_shared)
+    return fmt::format("dynamic shared memory +{:#x}", off - prog.layout.static_shared);
+  return {};
+}
+
+/// The mbarrier a looping warp polls, when its last failed test_wait / try_wait lies inside
+/// the loop: "waits for phase parity P of mbarrier SYM (shared address A): ..." and the PTX
+/// line. Empty otherwise.
+std::string mbarrier_line(const Program& prog, const Warp& w) {
+  const MbarPoll& m = w.mbar_poll;
+  // In the loop: polled within the last period (the loop is still running).
+  if (!m.valid || !w.cta || w.insts - m.insts > std::max<uint64_t>(w.loop.period, 1)) return {};
+  MbarrierState st;
+  if (!read_mbarrier(*w.cta, m.addr, &st)) return {};
+  const std::string sym = shared_symbol(prog, m.addr);
+  std::string what;
+  if (st.phase != bool(m.parity))
+    what = fmt::format("the phase with parity {} already completed (the wait sees a later one)",
+                       m.parity);
+  else
+    what = fmt::format("{} of {} arrivals pending, tx-count {}{}", st.pending, st.expected, st.tx,
+                       st.tx > 0 ? " bytes still expected" : "");
+  return fmt::format(
+      "\n      polls mbarrier {}(shared address {:#x}) for the completion of the phase with "
+      "parity {}: {}; no running warp or copy can complete it\n      at {}",
+      sym.empty() ? "" : sym + " ", m.addr, m.parity, what, prog.where(m.pc));
 }
 
 }  // namespace
@@ -134,6 +173,7 @@ std::string livelock_warp_line(const Program& prog, const Warp& w, uint64_t epoc
                               w.index, L.period, warp_looping(w, epoch) ? "" : " (not confirmed)");
   s += fmt::format("\n      loop from {}", prog.where(L.loop_pc));
   s += fmt::format("\n      back to it from {}", prog.where(L.branch_pc));
+  s += mbarrier_line(prog, w);
   // SIMT deadlock (GPGPU book 3.1.2): lanes that left the loop wait on the stack at its
   // reconvergence point for the lanes that loop (the nearest such entry is reported).
   if (!w.its && w.stack.size() > 1) {

@@ -65,6 +65,17 @@ struct LoopWatch {
   uint32_t loop_pc = 0, branch_pc = 0;  // loop head (the state's PC) and the backward branch
 };
 
+/// The warp's last mbarrier test_wait / try_wait that returned false for one of its lanes
+/// (exec_async.cpp): a livelock report names the mbarrier a looping warp polls, the phase it
+/// waits for and the instruction (func/livelock.h). Not part of the hashed loop state.
+struct MbarPoll {
+  uint64_t insts = 0;  // Warp::insts before that instruction
+  uint32_t pc = 0;     // its PC
+  uint32_t addr = 0;   // shared-memory offset of the mbarrier (the CTA's window)
+  uint8_t parity = 0;  // parity of the phase it waits to complete
+  bool valid = false;
+};
+
 /// Independent thread scheduling (Volta; GPGPU book 3.1.2, Diamos et al. 2015 convergence
 /// barriers): a warp's diverged thread groups ("warp splits"), each with its own SIMT stack and
 /// call frames, scheduled one at a time (executor.cpp, "independent thread scheduling").
@@ -125,6 +136,7 @@ struct Warp {
   uint64_t insts = 0;       // warp instructions executed
   uint32_t hw_warp_id = 0;  // %warpid (slot on the SM)
   LoopWatch loop;
+  MbarPoll mbar_poll;
   // relssp (thesis ch. 3, src/ext/sharing): lanes whose release bit R is set (cleared when the
   // block's release fires) and lanes that have executed relssp at least once (the checker).
   LaneMask relssp_r = 0, relssp_done = 0;

@@ -109,12 +109,11 @@ void build_cfg(Function& f) {
     for (uint32_t s : succ[b]) rsucc[s].push_back(b);
   // Ensure every block reaches X: add virtual edges from blocks in exit-less regions.
   std::vector<uint32_t> order;  // postorder of the reverse graph from X
-  std::vector<uint8_t> seen;
-  auto dfs_from_exit = [&]() {
-    order.clear();
-    seen.assign(nb + 1, 0);
-    std::vector<std::pair<uint32_t, size_t>> st{{X, 0}};
-    seen[X] = 1;
+  std::vector<uint8_t> seen(nb + 1, 0);
+  // Depth-first from `root` over unseen blocks, appending the postorder.
+  auto dfs = [&](uint32_t root) {
+    std::vector<std::pair<uint32_t, size_t>> st{{root, 0}};
+    seen[root] = 1;
     while (!st.empty()) {
       auto& [v, i] = st.back();
       if (i < rsucc[v].size()) {
@@ -129,17 +128,18 @@ void build_cfg(Function& f) {
       }
     }
   };
-  dfs_from_exit();
-  while (order.size() < nb + 1) {
-    uint32_t pick = 0;
-    for (uint32_t b = nb; b-- > 0;)
-      if (!seen[b]) {
-        pick = b;
-        break;
-      }
+  dfs(X);
+  // The highest unseen block gets a virtual edge to X. A search from X again would repeat the
+  // same walk of X's earlier children and then visit the new one last (X's children are
+  // visited in order), so only the new child's search runs, before X's postorder entry.
+  for (uint32_t cursor = nb; order.size() < nb + 1;) {
+    while (seen[cursor - 1]) --cursor;
+    const uint32_t pick = cursor - 1;
     succ[pick].push_back(X);
     rsucc[X].push_back(pick);
-    dfs_from_exit();
+    order.pop_back();  // X
+    dfs(pick);
+    order.push_back(X);
   }
   // Cooper-Harvey-Kennedy iterative dominators on the reverse graph.
   std::vector<uint32_t> po_num(nb + 1);
@@ -299,24 +299,37 @@ Liveness compute_liveness(const Function& f) {
     });
     return n;
   };
+  // The counts are kept as the walk changes the set (not recounted per instruction: that
+  // would be quadratic in a function with thousands of values live at once).
+  std::vector<uint8_t> width(nr);
+  for (size_t r = 0; r < nr; ++r)
+    width[r] = f.regs[r].is_pred() ? 0 : type_size(f.regs[r].type) > 4 ? 2 : 1;
   for (size_t bi = 0; bi < f.blocks.size(); ++bi) {
     const BasicBlock& b = f.blocks[bi];
     BitSet live = L.blocks.out[bi];
+    uint32_t preds = 0;
+    uint32_t n = slots(live, preds);
+    auto change = [&](uint32_t r, bool in) {
+      if (live.test(r) == in) return;
+      in ? live.set(r) : live.reset(r);
+      const int d = in ? 1 : -1;
+      if (width[r])
+        n = uint32_t(int64_t(n) + d * width[r]);
+      else
+        preds = uint32_t(int64_t(preds) + d);
+    };
     for (uint32_t i = b.last; i-- > b.first;) {
       const Instruction& in = f.insts[i];
       inst_defs(in, defs);
       inst_uses(in, uses);
-      uint32_t pr = 0;
-      const uint32_t s = slots(live, pr);
-      L.max_live_slots = std::max(L.max_live_slots, s);
-      L.max_live_preds = std::max(L.max_live_preds, pr);
+      L.max_live_slots = std::max(L.max_live_slots, n);
+      L.max_live_preds = std::max(L.max_live_preds, preds);
       if (in.guard < 0)
-        for (uint32_t d : defs) live.reset(d);
-      for (uint32_t u : uses) live.set(u);
+        for (uint32_t d : defs) change(d, false);
+      for (uint32_t u : uses) change(u, true);
     }
-    uint32_t pr = 0;
-    L.max_live_slots = std::max(L.max_live_slots, slots(live, pr));
-    L.max_live_preds = std::max(L.max_live_preds, pr);
+    L.max_live_slots = std::max(L.max_live_slots, n);
+    L.max_live_preds = std::max(L.max_live_preds, preds);
   }
   return L;
 }

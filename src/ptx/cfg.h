@@ -47,6 +47,11 @@ class BitSet {
   BitSet& operator&=(const BitSet& o);
   BitSet& minus(const BitSet& o);
   void fill();
+  /// The 64-bit words, lowest bits first.
+  template <typename F>
+  void for_each_word(F f) const {
+    for (uint64_t w : w_) f(w);
+  }
   template <typename F>
   void for_each(F f) const {
     for (size_t wi = 0; wi < w_.size(); ++wi)

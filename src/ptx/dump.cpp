@@ -220,11 +220,15 @@ std::string dump_cfg(const Module& m, const Function& f, bool dot) {
     return s;
   }
   s += fmt::format("function {}: {} blocks\n", f.name, f.blocks.size());
+  // Labels per instruction, in label order (one pass, not one per block).
+  std::vector<std::vector<uint32_t>> labels_at(f.insts.size() + 1);
+  for (size_t l = 0; l < f.label_target.size(); ++l)
+    if (f.label_target[l] >= 0 && size_t(f.label_target[l]) <= f.insts.size())
+      labels_at[size_t(f.label_target[l])].push_back(uint32_t(l));
   for (size_t b = 0; b < f.blocks.size(); ++b) {
     const BasicBlock& bb = f.blocks[b];
     std::string labels;
-    for (size_t l = 0; l < f.label_target.size(); ++l)
-      if (f.label_target[l] == int32_t(bb.first)) labels += " " + f.label_names[l];
+    for (uint32_t l : labels_at[bb.first]) labels += " " + f.label_names[l];
     s += fmt::format("B{}: insts [{}, {}){}{}\n", b, bb.first, bb.last,
                      labels.empty() ? "" : " labels:" + labels,
                      bb.reachable ? "" : " (unreachable)");

@@ -160,13 +160,163 @@ std::vector<std::vector<uint32_t>> temp_needs(const Function& f, const std::vect
   return temps;
 }
 
+// Transpose a 64x64 bit block in place: bit c of word r <-> bit r of word c (bit 0 = LSB).
+void transpose64(uint64_t a[64]) {
+  uint64_t m = 0x00000000FFFFFFFFull;
+  for (unsigned j = 32; j; j >>= 1, m ^= m << j)
+    for (unsigned k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+      const uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
+      a[k] ^= t << j;
+      a[k | j] ^= t;
+    }
+}
+
+// The interference graph, in one of two forms:
+//  - a bit matrix (when n^2 / 8 bytes is less than the edge lists could take): a definition's
+//    edges to everything live go into its row as words (one per 64 registers), one direction
+//    only; finish() adds the other direction by 64x64 block transposes. A clique of N values
+//    live at once (N^2 / 2 edges) costs O(N^2 / 64) word operations.
+//  - per register a list while it is sparse, a bit row once it is dense (huge functions with
+//    few values live at once: memory proportional to the edges), both directions added.
+class Interference {
+ public:
+  Interference(size_t n, bool matrix)
+      : n_(n), words_((n + 63) / 64), matrix_(matrix), rows_(matrix ? 0 : n) {
+    if (matrix_) bits_.assign(words_ * 64 * words_, 0);  // rows padded to 64 (transposes)
+  }
+  void add(uint32_t a, uint32_t b) {
+    if (matrix_) {
+      row(a)[b >> 6] |= uint64_t(1) << (b & 63);
+      return;
+    }
+    add_one(a, b);
+    add_one(b, a);
+  }
+  /// Edges from `a` to the members of `s` except `a` and `except` (-1: none; an edge to it
+  /// from elsewhere stays). The members must be of `a`'s register file.
+  void add_set(uint32_t a, const BitSet& s, int64_t except) {
+    if (matrix_) {
+      uint64_t* r = row(a);
+      const bool had = except >= 0 && ((r[size_t(except) >> 6] >> (except & 63)) & 1);
+      size_t w = 0;
+      s.for_each_word([&](uint64_t x) { r[w++] |= x; });
+      r[a >> 6] &= ~(uint64_t(1) << (a & 63));
+      if (except >= 0 && !had) r[size_t(except) >> 6] &= ~(uint64_t(1) << (except & 63));
+      return;
+    }
+    Row& r = rows_[a];
+    if (r.dense) {
+      const bool had = except >= 0 && r.bits.test(size_t(except));
+      r.bits |= s;
+      r.bits.reset(a);
+      if (except >= 0 && !had) r.bits.reset(size_t(except));
+    } else {
+      s.for_each([&](size_t v) {
+        if (v != a && int64_t(v) != except) add_one(a, uint32_t(v));
+      });
+    }
+    s.for_each([&](size_t v) {
+      if (v != a && int64_t(v) != except) add_one(uint32_t(v), a);
+    });
+  }
+  /// Make the graph symmetric (matrix) or sort and deduplicate the lists, before for_each.
+  void finish() {
+    if (matrix_) {
+      uint64_t x[64], y[64];
+      for (size_t bi = 0; bi < words_; ++bi)
+        for (size_t bj = bi; bj < words_; ++bj) {
+          uint64_t any = 0;
+          for (size_t r = 0; r < 64; ++r) {
+            x[r] = bits_[(bi * 64 + r) * words_ + bj];
+            y[r] = bits_[(bj * 64 + r) * words_ + bi];
+            any |= x[r] | y[r];
+          }
+          if (!any) continue;
+          transpose64(x);
+          transpose64(y);
+          for (size_t r = 0; r < 64; ++r) {
+            bits_[(bj * 64 + r) * words_ + bi] |= x[r];
+            bits_[(bi * 64 + r) * words_ + bj] |= y[r];
+          }
+        }
+      return;
+    }
+    for (Row& r : rows_)
+      if (!r.dense) {
+        std::sort(r.list.begin(), r.list.end());
+        r.list.erase(std::unique(r.list.begin(), r.list.end()), r.list.end());
+      }
+  }
+  /// The neighbours of `a` that are members of `only` (a bit set over the registers).
+  template <typename F>
+  void for_each_in(uint32_t a, const std::vector<uint64_t>& only, F f) const {
+    if (matrix_) {
+      const uint64_t* r = bits_.data() + size_t(a) * words_;
+      for (size_t w = 0; w < words_; ++w)
+        for (uint64_t x = r[w] & only[w]; x; x &= x - 1)
+          f(uint32_t(w * 64 + size_t(__builtin_ctzll(x))));
+      return;
+    }
+    for_each(a, [&](uint32_t v) {
+      if ((only[v >> 6] >> (v & 63)) & 1) f(v);
+    });
+  }
+  template <typename F>
+  void for_each(uint32_t a, F f) const {
+    if (matrix_) {
+      const uint64_t* r = bits_.data() + size_t(a) * words_;
+      for (size_t w = 0; w < words_; ++w)
+        for (uint64_t x = r[w]; x; x &= x - 1) f(uint32_t(w * 64 + size_t(__builtin_ctzll(x))));
+      return;
+    }
+    const Row& r = rows_[a];
+    if (r.dense)
+      r.bits.for_each([&](size_t v) { f(uint32_t(v)); });
+    else
+      for (uint32_t v : r.list) f(v);
+  }
+
+ private:
+  struct Row {
+    std::vector<uint32_t> list;  // unsorted, with duplicates, until compacted
+    BitSet bits;
+    size_t compacted = 0;
+    bool dense = false;
+  };
+  uint64_t* row(uint32_t a) { return bits_.data() + size_t(a) * words_; }
+  void add_one(uint32_t a, uint32_t b) {
+    Row& r = rows_[a];
+    if (r.dense) {
+      r.bits.set(b);
+      return;
+    }
+    r.list.push_back(b);
+    if (r.list.size() >= 2 * r.compacted + 256) compact(r);
+  }
+  void compact(Row& r) {
+    std::sort(r.list.begin(), r.list.end());
+    r.list.erase(std::unique(r.list.begin(), r.list.end()), r.list.end());
+    r.compacted = r.list.size();
+    if (r.list.size() * 32 >= n_) {  // the list is as big as a bit row: switch
+      r.bits = BitSet(n_);
+      for (uint32_t v : r.list) r.bits.set(v);
+      r.list = {};
+      r.dense = true;
+    }
+  }
+  size_t n_, words_;
+  bool matrix_;
+  std::vector<uint64_t> bits_;  // matrix: row a at a * words_
+  std::vector<Row> rows_;       // lists
+};
+
 struct Walk {
   std::vector<uint32_t> range_len;  // instructions each register is live before (spill cost)
   std::vector<uint32_t> occurrences;
   std::vector<bool> in_vector;  // member of a multi-register vector unit
 };
 
-RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
+RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt, const Liveness& L,
                              const std::vector<RegHome>& home, Walk* walk) {
   const size_t nr = f.regs.size(), ni = f.insts.size();
   RegAlloc A;
@@ -201,18 +351,36 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
   std::vector<uint32_t> uses, defs;
 
   // ---- liveness, interference, first definitions ----
-  const Liveness L = compute_liveness(f);
-  std::vector<std::vector<uint32_t>> adj(nr);
+  // Every step below costs O(1) per live value it touches or less: the live counts are kept
+  // as running sums, live ranges are measured when values leave the live set, and a
+  // definition's edges to everything live go into its row at once (bit rows: a word per 64).
+  // The bit matrix when it is smaller than the edge lists could grow: up to max-live edges per
+  // instruction, 8 bytes each (both directions).
+  const bool matrix = opt.graph == RegAllocOptions::Graph::automatic
+                          ? double(nr) * double(nr) / 8 <
+                                double(ni) * double(L.max_live_slots + L.max_live_preds) * 8
+                          : opt.graph == RegAllocOptions::Graph::matrix;
+  Interference adj(nr, matrix);
+  BitSet pred_class(nr), reg_class(nr);  // registers of each file
+  for (uint32_t r = 0; r < nr; ++r) (A.regs[r].pred ? pred_class : reg_class).set(r);
   auto edge = [&](uint32_t a, uint32_t b) {
     if (a == b || A.regs[a].pred != A.regs[b].pred) return;
-    adj[a].push_back(b);
-    adj[b].push_back(a);
+    adj.add(a, b);  // (both directions: finish() or the lists)
+  };
+  // `a` interferes with every member of `s` of its own file (except `except`): one row
+  // operation (Interference::add_set).
+  BitSet same(nr);
+  auto edges_to = [&](uint32_t a, const BitSet& s, int64_t except) {
+    same = s;
+    same &= A.regs[a].pred ? pred_class : reg_class;
+    adj.add_set(a, same, except);
   };
   std::vector<bool> used(nr, false);
   constexpr uint32_t kNoDef = UINT32_MAX;
   std::vector<uint32_t> first_def(nr, kNoDef);
   std::vector<uint32_t> min_base(nr, 0);  // calls: registers a value live across may not use
-  std::vector<BitSet> before;  // hoisting: live before each instruction of a block (and at its end)
+  // Hoisting: live before each hoistable load of a block.
+  std::vector<BitSet> before;
   if (walk) {
     walk->range_len.assign(nr, 0);
     walk->occurrences.assign(nr, 0);
@@ -233,14 +401,38 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
   };
   // Never hoist into spilling: the budget is at most the cap.
   const uint32_t pressure = std::min(opt.hoist_pressure, opt.cap);
+  // The live set with its register and predicate counts (slots() of it), and per value the
+  // step at which it last entered (range_len: the instructions it is live before).
+  BitSet live(nr);
+  uint32_t live_slots = 0, live_preds = 0;
+  uint64_t step = 0;
+  std::vector<uint64_t> entered(walk ? nr : 0, 0);
+  auto count = [&](uint32_t v, int sign) {
+    if (A.regs[v].pred)
+      live_preds = uint32_t(int64_t(live_preds) + sign);
+    else
+      live_slots = uint32_t(int64_t(live_slots) + sign * int64_t(width(v)));
+  };
+  auto enter = [&](uint32_t v) {
+    if (live.test(v)) return;
+    live.set(v);
+    count(v, 1);
+    if (walk) entered[v] = step;
+  };
+  auto leave = [&](uint32_t v) {
+    if (!live.test(v)) return;
+    live.reset(v);
+    count(v, -1);
+    if (walk) walk->range_len[v] += uint32_t(step - entered[v]);
+  };
+  std::vector<uint32_t> new_defs;
   for (size_t bi = 0; bi < f.blocks.size(); ++bi) {
     const BasicBlock& b = f.blocks[bi];
-    BitSet live = L.blocks.out[bi];
+    live = L.blocks.out[bi];
     live.minus(off_reg);
-    if (opt.hoist_loads) {
-      before.assign(b.last - b.first + 1, BitSet());
-      before[b.last - b.first] = live;
-    }
+    live_slots = slots(live, live_preds);
+    if (walk) live.for_each([&](size_t v) { entered[v] = step; });
+    if (opt.hoist_loads) before.assign(b.last - b.first, BitSet());
     for (uint32_t i = b.last; i-- > b.first;) {
       const Instruction& in = f.insts[i];
       inst_defs(in, defs);
@@ -249,13 +441,21 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
         for (uint32_t d : defs) ++walk->occurrences[d];
         for (uint32_t u : uses) ++walk->occurrences[u];
       }
-      uint32_t pr = 0;
-      A.live_out[i] = slots(live, pr);
-      BitSet with_defs = live;
+      A.live_out[i] = live_slots;
+      // Live after it together with the registers it writes.
+      uint32_t wd_slots = live_slots, wd_preds = live_preds;
+      new_defs.clear();
       for (uint32_t d : defs)
-        if (in_reg(d)) with_defs.set(d);
-      A.max_live = std::max(A.max_live, slots(with_defs, pr));
-      A.max_live_preds = std::max(A.max_live_preds, pr);
+        if (in_reg(d) && !live.test(d) &&
+            std::find(new_defs.begin(), new_defs.end(), d) == new_defs.end()) {
+          new_defs.push_back(d);
+          if (A.regs[d].pred)
+            ++wd_preds;
+          else
+            wd_slots += width(d);
+        }
+      A.max_live = std::max(A.max_live, wd_slots);
+      A.max_live_preds = std::max(A.max_live_preds, wd_preds);
       if (const uint32_t clob = call_clobber(in)) {
         A.call_clobber = std::max(A.call_clobber, clob);
         BitSet across = live;
@@ -273,9 +473,7 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
         if (!in_reg(d)) continue;
         used[d] = true;
         first_def[d] = std::min(first_def[d], i);
-        live.for_each([&](size_t v) {
-          if (int64_t(v) != copy_src) edge(d, uint32_t(v));
-        });
+        edges_to(d, live, copy_src);
         for (uint32_t d2 : defs)
           if (in_reg(d2)) edge(d, d2);
       }
@@ -283,37 +481,34 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
       for (uint32_t t : temps[i]) {
         used[t] = true;
         first_def[t] = std::min(first_def[t], i);
-        live.for_each([&](size_t v) { edge(t, uint32_t(v)); });
+        edges_to(t, live, -1);
         for (uint32_t d : defs)
           if (in_reg(d)) edge(t, d);
         for (uint32_t t2 : temps[i]) edge(t, t2);
       }
       if (in.guard < 0)
-        for (uint32_t d : defs) live.reset(d);
+        for (uint32_t d : defs) leave(d);
       for (uint32_t u : uses)
         if (in_reg(u)) {
           used[u] = true;
-          live.set(u);
+          enter(u);
         }
       uint32_t tw = 0;
       for (uint32_t t : temps[i]) {
-        live.for_each([&](size_t v) { edge(t, uint32_t(v)); });
+        edges_to(t, live, -1);
         if (!A.regs[t].pred) tw += width(t);
       }
-      A.live_in[i] = slots(live, pr) + tw;
-      if (opt.hoist_loads) before[i - b.first] = live;
+      A.live_in[i] = live_slots + tw;
+      if (opt.hoist_loads && hoistable_load(f, in)) before[i - b.first] = live;
       A.max_live = std::max(A.max_live, A.live_in[i]);
-      A.max_live_preds = std::max(A.max_live_preds, pr);
-      if (walk) live.for_each([&](size_t v) { ++walk->range_len[v]; });
+      A.max_live_preds = std::max(A.max_live_preds, live_preds);
+      ++step;
     }
+    if (walk) live.for_each([&](size_t v) { walk->range_len[v] += uint32_t(step - entered[v]); });
     // Values live into the entry (or a block nobody jumps to) were never defined on the way
-    // there: they coexist. Block 0 is the entry even when a loop jumps back to it.
-    if (bi == 0 || b.preds.empty()) {
-      std::vector<uint32_t> in_regs;
-      live.for_each([&](size_t r) { in_regs.push_back(uint32_t(r)); });
-      for (uint32_t x : in_regs)
-        for (uint32_t y : in_regs) edge(x, y);
-    }
+    // there: they coexist.  Block 0 is the entry even when a loop jumps back to it.
+    if (bi == 0 || b.preds.empty())
+      live.for_each([&](size_t x) { edges_to(uint32_t(x), live, -1); });
     // Load hoisting: the destination is live from the hoist point on.
     if (opt.hoist_loads) {
       struct Range {
@@ -349,19 +544,29 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
         }
         if (h == i) continue;
         ++A.hoisted_loads;
-        // Placed before instruction h: live before h..i and after h..i-1.
+        // Placed before instruction h: live before h..i and after h..i-1. What is live before
+        // some p in h..i is what is live before i plus what h..i-1 read (walking back from i,
+        // the live set only loses definitions and gains uses).
+        for (uint32_t d : ldefs) edges_to(d, before[i - b.first], -1);
+        for (uint32_t p = h; p < i; ++p) {
+          inst_uses(f.insts[p], pu);
+          for (uint32_t u : pu)
+            if (in_reg(u))
+              for (uint32_t d : ldefs) edge(d, u);
+        }
         for (uint32_t p = h; p <= i; ++p) {
-          for (uint32_t d : ldefs)
-            before[p - b.first].for_each([&](size_t v) { edge(d, uint32_t(v)); });
           for (uint32_t t : temps[p])
             for (uint32_t d : ldefs) edge(d, t);
           A.live_in[p] += w;
           if (p < i) A.live_out[p] += w;
         }
-        for (const Range& o : ranges)
-          if (o.to >= h && o.from <= i)
-            for (uint32_t d : ldefs)
-              for (uint32_t e : o.dsts) edge(d, e);
+        // Earlier hoisted loads whose range overlaps [h, i]: `ranges` is ordered by `to` (< i,
+        // so `from <= i` holds), the overlapping ones are those with to >= h, a suffix.
+        for (auto o = std::partition_point(ranges.begin(), ranges.end(),
+                                           [&](const Range& r) { return r.to < h; });
+             o != ranges.end(); ++o)
+          for (uint32_t d : ldefs)
+            for (uint32_t e : o->dsts) edge(d, e);
         for (uint32_t d : ldefs) first_def[d] = std::min(first_def[d], h);
         ranges.push_back({h, i, ldefs});
       }
@@ -370,10 +575,7 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
     }
   }
 
-  for (auto& l : adj) {
-    std::sort(l.begin(), l.end());
-    l.erase(std::unique(l.begin(), l.end()), l.end());
-  }
+  adj.finish();
 
   // ---- allocation units: one per register, merged for consecutive vector operands ----
   std::vector<uint32_t> unit_of(nr), offset(nr, 0);
@@ -501,40 +703,66 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
     return unit_width[x] > unit_width[y];
   });
   const std::vector<ArchReg> unassigned = A.regs;
+  uint32_t reserved_end = 0;
+  for (const uint32_t r : opt.reserved) reserved_end = std::max(reserved_end, r + 1);
+  // Per member of the unit being placed: the slots its allocated neighbours take, as bits
+  // (every allocated register of the file ends at or below the file's count so far, and the
+  // words past it stay zero: slots there read as free).
+  std::vector<std::vector<uint64_t>> busy;
+  auto busy_at = [&](size_t k, uint64_t slot) {
+    return (slot >> 6) < busy[k].size() && ((busy[k][slot >> 6] >> (slot & 63)) & 1);
+  };
+  // The registers placed so far (bits) with their base and width: what the neighbour scans
+  // read (compact, and the matrix rows are masked with `placed` a word at a time).
+  std::vector<uint64_t> placed;
+  std::vector<int32_t> placed_base(nr);
+  std::vector<uint8_t> placed_width(nr);
   auto colour = [&](const std::vector<uint32_t>& ord) {
     A.regs = unassigned;
     A.count = A.pred_count = 0;
+    placed.assign(nr / 64 + 1, 0);
     for (uint32_t u : ord) {
       const uint32_t uw = unit_width[u], al = align_of(uw);
       const bool pred = A.regs[members[u].front()].pred;
       // Slots each member may not use: those of its allocated neighbours.
-      std::vector<std::vector<bool>> busy(members[u].size());
+      const uint32_t span = std::max(pred ? A.pred_count : A.count, pred ? 0u : reserved_end);
+      const size_t words = size_t(span) / 64 + 2;  // one more: pair partners, the free slot
+      busy.resize(std::max(busy.size(), members[u].size()));
       uint32_t top = 0, lo = 0;
       for (size_t k = 0; k < members[u].size(); ++k) {
         const uint32_t m = members[u][k];
+        std::vector<uint64_t>& bk = busy[k];
+        bk.assign(words, 0);
         if (min_base[m] > offset[m]) lo = std::max(lo, min_base[m] - offset[m]);
         if (!pred)
           for (const uint32_t r : opt.reserved) {
-            if (busy[k].size() <= r) busy[k].resize(r + 1, false);
-            busy[k][r] = true;
+            bk[r >> 6] |= uint64_t(1) << (r & 63);
             top = std::max(top, r + 1);
           }
-        for (const uint32_t v : adj[m]) {
-          const ArchReg& n = A.regs[v];
-          if (n.base < 0) continue;
-          const uint32_t e = uint32_t(n.base) + n.width;
-          if (busy[k].size() < e) busy[k].resize(e, false);
-          for (uint32_t s = uint32_t(n.base); s < e; ++s) busy[k][s] = true;
+        // (Bits are gathered per word in a register: neighbours' slots come in runs.)
+        size_t cur = 0;
+        uint64_t acc = 0;
+        adj.for_each_in(m, placed, [&](uint32_t v) {
+          const uint32_t b = uint32_t(placed_base[v]), e = b + placed_width[v];
+          for (uint32_t s = b; s < e; ++s) {
+            if ((s >> 6) != cur) {
+              bk[cur] |= acc;
+              cur = s >> 6;
+              acc = 0;
+            }
+            acc |= uint64_t(1) << (s & 63);
+          }
           top = std::max(top, e);
-        }
+        });
+        bk[cur] |= acc;
       }
       lo = (lo + al - 1) / al * al;
       auto fits = [&](int64_t b) {
         if (b < int64_t(lo) || b % al) return false;
         for (size_t k = 0; k < members[u].size(); ++k) {
           const uint32_t m = members[u][k];
-          for (uint32_t s = uint32_t(b) + offset[m], e = s + width(m); s < e; ++s)
-            if (s < busy[k].size() && busy[k][s]) return false;
+          for (uint64_t s = uint64_t(b) + offset[m], e = s + width(m); s < e; ++s)
+            if (busy_at(k, s)) return false;
         }
         return true;
       };
@@ -547,17 +775,47 @@ RegAlloc allocate_with_homes(const Function& f, const RegAllocOptions& opt,
             if (fits(b)) base = b;
           }
         }
+      const bool single = members[u].size() == 1 && uw == 1 && offset[members[u][0]] == 0;
       // A single register first fills the free half of a pair whose other half is taken, so
-      // that whole pairs stay free for 64-bit values.
-      if (base < 0 && uw == 1 && !pred)
-        for (uint32_t b = lo; b < top && base < 0; ++b)
-          if ((b ^ 1) < busy[0].size() && busy[0][b ^ 1] && fits(b)) base = b;
+      // that whole pairs stay free for 64-bit values: the lowest b in [lo, top) that is free
+      // with b ^ 1 taken.
+      if (base < 0 && uw == 1 && !pred) {
+        if (single) {
+          const std::vector<uint64_t>& bk = busy[0];
+          constexpr uint64_t kEven = 0x5555555555555555ull;
+          for (uint32_t w = lo >> 6; base < 0 && uint64_t(w) * 64 < top; ++w) {
+            const uint64_t x = bk[w];
+            uint64_t c = ~x & (((x >> 1) & kEven) | ((x & kEven) << 1));
+            if (w == lo >> 6) c &= ~uint64_t(0) << (lo & 63);
+            if (c) {
+              const uint64_t b = uint64_t(w) * 64 + uint64_t(__builtin_ctzll(c));
+              if (b < top) base = int64_t(b);
+            }
+          }
+        } else {
+          for (uint32_t b = lo; b < top && base < 0; ++b)
+            if (busy_at(0, b ^ 1) && fits(b)) base = b;
+        }
+      }
+      // The lowest aligned base at or above lo where the unit fits (past `top` everything
+      // is free). A single register: the lowest free slot at or above lo.
+      if (base < 0 && single) {
+        const std::vector<uint64_t>& bk = busy[0];
+        for (size_t w = lo >> 6; base < 0; ++w) {
+          uint64_t c = w < bk.size() ? ~bk[w] : ~uint64_t(0);
+          if (w == lo >> 6) c &= ~uint64_t(0) << (lo & 63);
+          if (c) base = int64_t(w * 64 + size_t(__builtin_ctzll(c)));
+        }
+      }
       for (int64_t b = lo; base < 0; b += al)
         if (fits(b) || b > int64_t(top)) base = b;
       for (uint32_t m : members[u]) {
         A.regs[m].base = int32_t(base + offset[m]);
         uint32_t& cnt = pred ? A.pred_count : A.count;
         cnt = std::max(cnt, uint32_t(A.regs[m].base) + width(m));
+        placed[m >> 6] |= uint64_t(1) << (m & 63);
+        placed_base[m] = A.regs[m].base;
+        placed_width[m] = A.regs[m].width;
       }
     }
   };
@@ -674,7 +932,8 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
   std::vector<RegHome> home =
       opt.constant_operands ? constant_homes(f) : std::vector<RegHome>(nr, RegHome::reg);
   Walk walk;
-  RegAlloc A = allocate_with_homes(f, opt, home, opt.spill ? &walk : nullptr);
+  const Liveness L = compute_liveness(f);  // of the PTX registers: the same every round
+  RegAlloc A = allocate_with_homes(f, opt, L, home, opt.spill ? &walk : nullptr);
   // Spill the cheapest values (fewest definitions and uses per instruction live) until the
   // count fits, a round at a time.
   uint32_t best = A.count, stuck = 0;
@@ -694,7 +953,7 @@ RegAlloc allocate_registers(const Function& f, const RegAllocOptions& opt) {
       freed += A.regs[c.second].width;
       if (freed >= (A.count - opt.cap + 1) / 2) break;
     }
-    A = allocate_with_homes(f, opt, home, &walk);
+    A = allocate_with_homes(f, opt, L, home, &walk);
     // Temporaries can keep a function above a very small cap: stop when rounds stop helping.
     if (A.count < best) {
       best = A.count;
@@ -812,6 +1071,8 @@ std::string format_allocation(const Function& f, const RegAlloc& a, bool map) {
     }
     return out.empty() ? std::string("-") : out;
   };
+  std::vector<bool> fixup(f.insts.size(), false);
+  for (uint32_t i : a.vector_fixups) fixup[i] = true;
   for (size_t i = 0; i < f.insts.size(); ++i) {
     const Instruction& in = f.insts[i];
     std::string text(in.text);
@@ -822,8 +1083,7 @@ std::string format_allocation(const Function& f, const RegAlloc& a, bool map) {
     const std::string w = names(regs);
     inst_uses(in, regs);
     const std::string r = names(regs);
-    const bool fix =
-        std::find(a.vector_fixups.begin(), a.vector_fixups.end(), i) != a.vector_fixups.end();
+    const bool fix = fixup[i];
     std::string spill;
     if (!a.spill_loads.empty() && (a.spill_loads[i] || a.spill_stores[i]))
       spill = fmt::format("  (spill: {} words reloaded, {} stored)", a.spill_loads[i],

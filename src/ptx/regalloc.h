@@ -5,6 +5,9 @@
 // Per function (allocate_registers) or per module with a calling convention (allocate_module):
 //  - Liveness over the CFG at instruction granularity (compute_liveness() in cfg.h, then a
 //    backward walk of every block). A guarded definition does not kill.
+//  Cost: linear in the instructions plus the interference edges (a word operation per 64 of a
+//  definition's edges to the live set; a clique of N values live at once is N^2 / 2 edges),
+//  times the spilling rounds (each halves the excess over the cap).
 //  - An interference graph: a definition interferes with everything live after it (except the
 //    source of a plain same-width `mov`, which may share its register), the destinations of
 //    one instruction interfere with each other, and the registers live into a block without
@@ -87,6 +90,12 @@ struct RegAllocOptions {
   /// Assumption: 16, a scratch set of R0..R15 for ABI calls (not published; docs/registers.md
   /// shows the printf kernels' counts with it).
   uint32_t extern_clobber = 16;
+  /// How the interference graph is stored: a bit matrix (a clique of N values live at once
+  /// costs N^2 / 64 words) or per-register lists (memory proportional to the edges), chosen
+  /// by size when automatic. Only speed and memory differ, never the allocation (tests
+  /// compare the two).
+  enum class Graph : uint8_t { automatic, matrix, lists };
+  Graph graph = Graph::automatic;
 
   /// The SASS model for a target sm_XY: R1 reserved on sm_70+, load hoisting up to the
   /// target's full-occupancy budget, spilling above `cap`. Constant-bank operands stay off:

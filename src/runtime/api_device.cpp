@@ -221,6 +221,14 @@ simtlab::runtime::KernelRec* kernel_for(Runtime& rt, const void* func, cudaError
   return k;
 }
 
+// Cache configurations: cudaFuncCachePreferNone/Shared/L1/Equal (0..3, driver_types.h); any
+// other value is cudaErrorInvalidValue. A valid preference changes nothing simulated (the
+// carve-out follows cudaFuncAttributePreferredSharedMemoryCarveout).
+bool valid_cache_config(cudaFuncCache c) {
+  return c == cudaFuncCachePreferNone || c == cudaFuncCachePreferShared ||
+         c == cudaFuncCachePreferL1 || c == cudaFuncCachePreferEqual;
+}
+
 }  // namespace
 
 extern "C" {
@@ -327,12 +335,21 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache c) {
+  if (!valid_cache_config(c)) return Runtime::get().ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
 cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* c) {
   if (c) *c = cudaFuncCachePreferNone;
   return cudaSuccess;
 }
-cudaError_t cudaFuncSetCacheConfig(const void*, cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache c) {
+  Runtime& rt = Runtime::get();
+  cudaError_t e;
+  if (!kernel_for(rt, func, &e)) return rt.ret(e);
+  if (!valid_cache_config(c)) return rt.ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
 
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   if (least) *least = 0;
@@ -389,6 +406,23 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
   return cudaSuccess;
 }
 
+// What cuFuncSetAttribute accepts (cuda.h, CUDA 13; "Attempting to set a value on a read-only
+// attribute will result in an error (CUDA_ERROR_INVALID_VALUE)"), per cudaFuncAttribute:
+//   8  MaxDynamicSharedMemorySize      0 .. opt-in maximum - static shared memory
+//   9  PreferredSharedMemoryCarveout   -1 (cudaSharedmemCarveoutDefault) .. 100 percent
+//   10 ClusterDimMustBeSet             read-only (not in the settable list): InvalidValue
+//   11-13 RequiredClusterWidth/Height/Depth
+//                                      >= 0 (0 = none; the dimensions are checked at launch);
+//                                      cudaErrorNotPermitted when the kernel has compile-time
+//                                      cluster dimensions (__cluster_dims__). Accepted values
+//                                      are not simulated: a launch uses its cluster attribute
+//                                      or the compile-time dimensions.
+//   14 NonPortableClusterSizeAllowed   0 or 1
+//   15 ClusterSchedulingPolicyPreference
+//                                      a cudaClusterSchedulingPolicy: Default, Spread,
+//                                      LoadBalancing (0..2); not simulated
+//   anything else (the read-only CUfunction_attribute values 0..7, cudaFuncAttributeMax and
+//   beyond): cudaErrorInvalidValue.
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
   Runtime& rt = Runtime::get();
   cudaError_t e;
@@ -414,8 +448,21 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
       if (value != 0 && value != 1) return rt.ret(cudaErrorInvalidValue);
       k->nonportable_cluster = value != 0;
       return cudaSuccess;
-    default:
-      return cudaSuccess;  // other attributes (cluster dimensions, ...) change nothing simulated
+    case cudaFuncAttributeRequiredClusterWidth:
+    case cudaFuncAttributeRequiredClusterHeight:
+    case cudaFuncAttributeRequiredClusterDepth:
+      if (value < 0) return rt.ret(cudaErrorInvalidValue);
+      if (k->prog->ir->funcs[k->prog->kernel_func].reqnctapercluster.x)
+        return rt.ret(cudaErrorNotPermitted);
+      return cudaSuccess;
+    case cudaFuncAttributeClusterSchedulingPolicyPreference:
+      if (value != cudaClusterSchedulingPolicyDefault &&
+          value != cudaClusterSchedulingPolicySpread &&
+          value != cudaClusterSchedulingPolicyLoadBalancing)
+        return rt.ret(cudaErrorInvalidValue);
+      return cudaSuccess;
+    default:  // read-only (ClusterDimMustBeSet) or not a settable attribute
+      return rt.ret(cudaErrorInvalidValue);
   }
 }
 

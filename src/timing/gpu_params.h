@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config/describer.h"
 #include "power/power_params.h"
@@ -248,6 +249,14 @@ struct TraceParams {
   }
 };
 
+struct GpuParams;
+/// The rules the timing model's construction relies on that involve other groups (sm.cpp,
+/// memory_system.cpp) and the power model of the configuration (power.coefficients must load
+/// and give a complete set at a known node): part of GpuParams::validate, so every command
+/// that resolves a configuration (run, power, info, sweep, the runtime) rejects the same
+/// configurations. Defined in gpu_params.cpp.
+std::vector<config::Issue> model_issues(const GpuParams& p);
+
 struct GpuParams {
   ChipParams gpu;
   SmParams sm;
@@ -347,6 +356,7 @@ struct GpuParams {
                                      b / 1024, sm.l1d.size, way)});
       }
     }
+    for (config::Issue& i : model_issues(*this)) r.push_back(std::move(i));
     return r;
   }
 };

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -272,6 +273,9 @@ void add_info_command(CLI::App& app) {
       std::cout << config_reference_markdown();
       return;
     }
+    // An unusable configuration fails before anything is printed.
+    std::optional<config::Config> cfg;
+    if (!gpu.empty()) cfg = resolve_config(gpu, sets, nullptr, nullptr);
     std::cout << "Presets:\n";
     for (const auto& p : config::list_presets(preset_dirs()))
       std::cout << fmt::format("  {:<14} {}{}{}\n", p.name, p.description,
@@ -281,9 +285,8 @@ void add_info_command(CLI::App& app) {
     if (gpu.empty()) {
       std::cout << config::reference_text(schema);
     } else {
-      config::Config cfg = resolve_config(gpu, sets, nullptr, nullptr);
-      std::cout << fmt::format("Configuration '{}' (hash {}):\n", cfg.preset_name(), cfg.hash());
-      std::cout << config::reference_text(schema, &cfg);
+      std::cout << fmt::format("Configuration '{}' (hash {}):\n", cfg->preset_name(), cfg->hash());
+      std::cout << config::reference_text(schema, &*cfg);
     }
   });
 }

@@ -6,6 +6,9 @@
 //    limits) and leave the pointer NULL, instead of wrapping around to a small allocation
 //  - grid and block dimensions beyond (2^31-1, 65535, 65535) / (1024, 1024, 64)
 //  - stream and event flags other than the documented ones; stream priorities are clamped
+//  - cudaFuncSetAttribute with an attribute that is read-only or unknown, or a value outside
+//    its documented range, cudaFuncSetCacheConfig / cudaDeviceSetCacheConfig with a value that
+//    is no cudaFuncCache: cudaErrorInvalidValue
 //  - cudaDeviceReset frees every allocation (memory is reclaimed, old pointers are invalid),
 //    re-initialises __device__ variables, keeps cudaMallocAsync memory
 #include <cstdint>
@@ -178,6 +181,70 @@ int main() {
   expect("cudaEventCreateWithFlags(BlockingSync|DisableTiming)",
          cudaEventCreateWithFlags(&ev, cudaEventBlockingSync | cudaEventDisableTiming), cudaSuccess);
   expect("cudaEventDestroy", cudaEventDestroy(ev), cudaSuccess);
+
+  // ---- function attributes and cache configurations outside their documented values ----
+  {
+    const void* k = (const void*)touch;
+    auto set = [&](const char* what, int attr, int value, cudaError_t want) {
+      expect(what, cudaFuncSetAttribute(k, cudaFuncAttribute(attr), value), want);
+    };
+    set("FuncSetAttribute(unknown 77)", 77, 1, cudaErrorInvalidValue);
+    set("FuncSetAttribute(-1)", -1, 1, cudaErrorInvalidValue);
+    set("FuncSetAttribute(cudaFuncAttributeMax)", cudaFuncAttributeMax, 1, cudaErrorInvalidValue);
+    set("FuncSetAttribute(read-only 0: max threads)", 0, 256, cudaErrorInvalidValue);
+    set("FuncSetAttribute(ClusterDimMustBeSet)", cudaFuncAttributeClusterDimMustBeSet, 1,
+        cudaErrorInvalidValue);
+    cudaFuncAttributes fa;
+    expect("cudaFuncGetAttributes(touch)", cudaFuncGetAttributes(&fa, k), cudaSuccess);
+    const int dyn_max = int(prop.sharedMemPerBlockOptin) - int(fa.sharedSizeBytes);
+    set("MaxDynamicSharedMemorySize -1", cudaFuncAttributeMaxDynamicSharedMemorySize, -1,
+        cudaErrorInvalidValue);
+    set("MaxDynamicSharedMemorySize optin+1", cudaFuncAttributeMaxDynamicSharedMemorySize,
+        dyn_max + 1, cudaErrorInvalidValue);
+    set("MaxDynamicSharedMemorySize optin", cudaFuncAttributeMaxDynamicSharedMemorySize, dyn_max,
+        cudaSuccess);
+    set("MaxDynamicSharedMemorySize 0", cudaFuncAttributeMaxDynamicSharedMemorySize, 0,
+        cudaSuccess);
+    set("PreferredSharedMemoryCarveout -2", cudaFuncAttributePreferredSharedMemoryCarveout, -2,
+        cudaErrorInvalidValue);
+    set("PreferredSharedMemoryCarveout 101", cudaFuncAttributePreferredSharedMemoryCarveout, 101,
+        cudaErrorInvalidValue);
+    set("PreferredSharedMemoryCarveout 100", cudaFuncAttributePreferredSharedMemoryCarveout, 100,
+        cudaSuccess);
+    set("PreferredSharedMemoryCarveout -1", cudaFuncAttributePreferredSharedMemoryCarveout, -1,
+        cudaSuccess);
+    set("NonPortableClusterSizeAllowed 2", cudaFuncAttributeNonPortableClusterSizeAllowed, 2,
+        cudaErrorInvalidValue);
+    set("RequiredClusterWidth -1", cudaFuncAttributeRequiredClusterWidth, -1,
+        cudaErrorInvalidValue);
+    set("RequiredClusterDepth -5", cudaFuncAttributeRequiredClusterDepth, -5,
+        cudaErrorInvalidValue);
+    set("ClusterSchedulingPolicyPreference 3", cudaFuncAttributeClusterSchedulingPolicyPreference,
+        3, cudaErrorInvalidValue);
+    set("ClusterSchedulingPolicyPreference -1", cudaFuncAttributeClusterSchedulingPolicyPreference,
+        -1, cudaErrorInvalidValue);
+    expect("  last error", cudaGetLastError(), cudaErrorInvalidValue);
+    expect("cudaFuncSetCacheConfig(77)", cudaFuncSetCacheConfig(k, cudaFuncCache(77)),
+           cudaErrorInvalidValue);
+    expect("cudaFuncSetCacheConfig(-1)", cudaFuncSetCacheConfig(k, cudaFuncCache(-1)),
+           cudaErrorInvalidValue);
+    expect("cudaFuncSetCacheConfig(PreferEqual)", cudaFuncSetCacheConfig(k, cudaFuncCachePreferEqual),
+           cudaSuccess);
+    expect("cudaFuncSetCacheConfig(non-kernel)",
+           cudaFuncSetCacheConfig((const void*)notAKernel, cudaFuncCachePreferL1),
+           cudaErrorInvalidDeviceFunction);
+    expect("cudaDeviceSetCacheConfig(4)", cudaDeviceSetCacheConfig(cudaFuncCache(4)),
+           cudaErrorInvalidValue);
+    expect("cudaDeviceSetCacheConfig(PreferShared)",
+           cudaDeviceSetCacheConfig(cudaFuncCachePreferShared), cudaSuccess);
+    expect("  last error", cudaGetLastError(), cudaErrorInvalidValue);
+    // The refused values changed nothing: the kernel still launches.
+    int* d2 = nullptr;
+    expect("cudaMalloc", cudaMalloc(&d2, 32 * sizeof(int)), cudaSuccess);
+    touch<<<1, 32>>>(d2);
+    expect("launch after refused attributes", cudaDeviceSynchronize(), cudaSuccess);
+    expect("cudaFree", cudaFree(d2), cudaSuccess);
+  }
 
   // ---- cudaDeviceReset ----
   bump<<<1, 1>>>();

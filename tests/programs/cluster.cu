@@ -5,7 +5,9 @@
 //      rank 0 reads every peer's partial through cluster.map_shared_rank (mapa + ld);
 //   3. a histogram whose bins are spread over the blocks of a cluster: every thread adds into
 //      the owning block's shared memory with atomicAdd on a mapped peer address;
-//   4. a grid that is not a multiple of the cluster dimensions is refused.
+//   4. a grid that is not a multiple of the cluster dimensions is refused;
+//   5. cudaFuncSetAttribute: the cluster width of a __cluster_dims__ kernel is not permitted,
+//      a negative width is an invalid value, a cluster scheduling policy is accepted.
 // Prints PASSED or FAILED.
 #include <cooperative_groups.h>
 #include <cstdio>
@@ -190,6 +192,19 @@ int main() {
       cudaMemcpy(h.data(), d, h.size() * sizeof(unsigned), cudaMemcpyDeviceToHost);
       check_regs("__cluster_dims__(2,2,1)", h, grid, dim3(2, 2, 1), true);
       cudaFree(d);
+      // Compile-time cluster dimensions cannot be changed at run time (cuFuncSetAttribute:
+      // CUDA_ERROR_NOT_PERMITTED); a negative dimension is an invalid value either way.
+      cudaError_t e = cudaFuncSetAttribute((const void*)regs_static_kernel,
+                                           cudaFuncAttributeRequiredClusterWidth, 4);
+      CHECK(e == cudaErrorNotPermitted, "set the width of a __cluster_dims__ kernel: %s",
+            cudaGetErrorName(e));
+      e = cudaFuncSetAttribute((const void*)regs_kernel, cudaFuncAttributeRequiredClusterWidth, -2);
+      CHECK(e == cudaErrorInvalidValue, "cluster width -2: %s", cudaGetErrorName(e));
+      e = cudaFuncSetAttribute((const void*)regs_kernel,
+                               cudaFuncAttributeClusterSchedulingPolicyPreference,
+                               cudaClusterSchedulingPolicySpread);
+      CHECK(e == cudaSuccess, "scheduling policy Spread: %s", cudaGetErrorName(e));
+      cudaGetLastError();
     }
     // No cluster: every block is a cluster of one (and %is_explicit_cluster is false).
     {

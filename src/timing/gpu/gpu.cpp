@@ -500,6 +500,13 @@ bool Gpu::take_failed_result(func::LaunchResult* out) {
 std::string Gpu::livelock_report(uint64_t now) {
   std::vector<const func::Warp*> live;
   uint64_t epoch = 0;
+  // A copy or arrive-on still in flight will change an mbarrier or shared memory: the warps
+  // waiting for it are not stuck.
+  for (const auto& s : sms_)
+    if (s->async_pending()) {
+      livelock_.reset();
+      return {};
+    }
   for (const auto& s : sms_)
     s->for_each_live_warp([&](const func::Warp& w, const KernelCtx& k, const func::Cta&) {
       live.push_back(&w);
@@ -511,7 +518,8 @@ std::string Gpu::livelock_report(uint64_t now) {
   std::string s = fmt::format(
       "livelock in kernel {} (cycle {}): every running warp repeats the same state with no "
       "memory write anywhere on the device, so it can never finish (a spin on a flag nobody "
-      "sets, or blocks waiting for each other); per-warp state:",
+      "sets, blocks waiting for each other, or an mbarrier phase nobody can complete); "
+      "per-warp state:",
       names, now);
   for (const auto& sm : sms_)
     sm->for_each_live_warp([&](const func::Warp& w, const KernelCtx& k, const func::Cta& c) {

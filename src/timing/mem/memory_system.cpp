@@ -22,6 +22,11 @@ std::vector<config::Issue> MemoryParams::validate() const {
                              map.layout_bank_bits()),
                  dram.banks == -1 ? fmt::format("{} (timing set {})", banks, dram.timing)
                                   : std::to_string(banks)});
+  if (l2.partitions == 2 && map.channels % 2 != 0)
+    r.push_back({"l2.partitions",
+                 fmt::format("two L2 partitions need an even number of channels (mem.map.channels "
+                             "is {})",
+                             map.channels)});
   if (map.interleave < l2.slice.line)
     r.push_back(
         {"map.interleave", fmt::format("must be at least mem.l2.slice.line ({})", l2.slice.line)});

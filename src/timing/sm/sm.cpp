@@ -755,6 +755,13 @@ bool Sm::BulkHook::cp_async_arrive(const func::Warp& fw, unsigned, uint64_t mbar
   return false;
 }
 
+bool Sm::async_pending() const {
+  if ((tma_ && !tma_->idle()) || !d2ma_idle()) return true;
+  for (const WarpSlot& w : warps_)
+    if (w.active && !w.cp_arrives.empty()) return true;
+  return false;
+}
+
 bool Sm::mbar_blocks(WarpSlot& w, const func::DInst& d, uint64_t now) {
   // A potentially blocking wait: held while the phase is incomplete, at most
   // sm.mbarrier_try_wait_limit cycles (then it issues and returns false).

@@ -172,6 +172,10 @@ class Sm : public sim::Component {
     for (const WarpSlot& w : warps_)
       if (w.active && !w.func_done && w.fw) f(*w.fw, *w.cta->k, *w.cta->cta);
   }
+  /// Asynchronous work that will still change shared memory or an mbarrier by itself: bulk /
+  /// tensor copies in flight, deferred cp.async.mbarrier.arrive-ons, D2MA transfers. The
+  /// livelock detector does not judge warps while any is pending.
+  bool async_pending() const;
   /// Cycle of the last progress (issue, writeback or memory activity).
   uint64_t last_progress() const { return last_progress_; }
   /// power.enable: count register operands and lane operations (group sm[i].activity).

@@ -173,6 +173,40 @@ SPIN:
   EXPECT_THAT(ipdoms(k), ElementsAre(kExit, kExit, 3, kExit));
 }
 
+TEST(PtxCfg, SeveralExitlessRegionsEachGetAVirtualExit) {
+  Module m = parse_kernel(R"(	.reg .pred %p<4>;
+	.reg .b32 %r<4>;
+	setp.eq.u32 %p0, %r0, 0;
+	@%p0 bra A;
+	setp.eq.u32 %p1, %r0, 1;
+	@%p1 bra B;
+	setp.eq.u32 %p2, %r0, 2;
+	@%p2 bra C;
+	ret;
+A:
+	add.u32 %r1, %r1, 1;
+	bra A;
+B:
+	add.u32 %r2, %r2, 1;
+	setp.eq.u32 %p3, %r2, 7;
+	@%p3 bra B2;
+	bra B;
+B2:
+	bra B;
+C:
+	add.u32 %r3, %r3, 1;
+	bra C;
+)");
+  const Function& k = fn(m, "k");
+  // B0-B2 branch to the spin loops A = B4, B = B5..B7 (B5 -> B7, B6; B6, B7 -> B5), C = B8;
+  // B3 returns. Each exit-less region's highest block gets a virtual edge to the exit, the
+  // highest first (C, then B2 = B7, then A): B7 is the way out of region B, so it
+  // post-dominates B5, and B5 post-dominates B6. The incremental search that adds the edges
+  // (build_cfg) must give what a search from the exit after each edge gives.
+  ASSERT_EQ(k.blocks.size(), 9u);
+  EXPECT_THAT(ipdoms(k), ElementsAre(kExit, kExit, kExit, kExit, kExit, 7, 5, kExit, kExit));
+}
+
 TEST(PtxCfg, NestedLoopsWithBreak) {
   Module m = parse_kernel(R"(	.reg .pred %p<4>;
 	.reg .b32 %r<5>;
